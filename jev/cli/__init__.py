@@ -1,0 +1,115 @@
+"""The ``jev`` command line: argument parsing, output formatting and exit codes only.
+
+Each subcommand lives in its own module of this package, registered in
+:data:`COMMANDS`. A module exposes ``register(subparsers) -> None`` and
+``run(args) -> int`` and imports anything heavy (httpx, jinja2, jsonschema, pydantic)
+inside ``run``, so that ``jev --help`` and the hooks stay fast.
+
+``jev hook …`` is dispatched before argparse is even imported: it is the fast path a
+host runs at every stop (issue: hooks must not import the HTTP client, templates or
+schemas for a turn that needs no audit).
+
+Exit codes (README "Exit codes"):
+
+====  ===========================================================================
+0     complete, or skipped (no audit was due), or a command that succeeded
+1     internal error (one-line message; set ``JEV_DEBUG=1`` for a traceback)
+2     usage error (bad arguments, unreadable input file)
+3     audit incomplete: over budget, judge failure, material missing
+4     a problem was found: omission, contradiction or unknown
+5     needs-user: completion depends on the user's choice or authorization
+====  ===========================================================================
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
+
+__all__ = [
+    "COMMANDS",
+    "EXIT_INCOMPLETE",
+    "EXIT_INTERNAL",
+    "EXIT_NEEDS_USER",
+    "EXIT_OK",
+    "EXIT_PROBLEM",
+    "EXIT_USAGE",
+    "main",
+]
+
+EXIT_OK = 0
+EXIT_INTERNAL = 1
+EXIT_USAGE = 2
+EXIT_INCOMPLETE = 3
+EXIT_PROBLEM = 4
+EXIT_NEEDS_USER = 5
+
+#: subcommand name -> module (inside this package) that implements it.
+COMMANDS: dict[str, str] = {
+    "audit": "jev.cli.audit_cmd",
+}
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    from jev import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="jev",
+        description=(
+            "Audit a coding agent's completion claim: request, latest Todo list and "
+            "final answer of a turn -> one verdict with a quoted focus."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"jev {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module_name in COMMANDS.items():
+        module = importlib.import_module(module_name)
+        module.register(sub)
+        del name
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``jev`` command; return its exit code (see the module docstring)."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["hook"]:
+        # Fast path: no argparse, no heavy imports before we know an audit is due.
+        hook = importlib.import_module("jev.cli.hook_cmd")
+        code: int = hook.main(args_list[1:])
+        return code
+    try:
+        parser = _build_parser()
+        args = parser.parse_args(args_list)
+        if not getattr(args, "command", None):
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
+        module = importlib.import_module(COMMANDS[args.command])
+        result: int = module.run(args)
+        return result
+    except KeyboardInterrupt:
+        print("jev: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:  # the one place internal errors become exit 1
+        from jev.errors import JevError, UsageError
+
+        if isinstance(exc, UsageError):
+            print(f"jev: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        if os.environ.get("JEV_DEBUG"):
+            raise
+        label = "error" if isinstance(exc, JevError) else "internal error"
+        print(
+            f"jev: {label}: {type(exc).__name__}: {exc} (set JEV_DEBUG=1 for a traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL

@@ -1,0 +1,325 @@
+"""Value types shared by every part of Jev (SPEC §1, §3–§6).
+
+Pure data, stdlib only: importing this module is cheap and safe on the hook's fast
+path. Nothing here does I/O. On-disk and wire forms (records, turn files) are built
+from these with ``to_json``/``from_json`` helpers, never the other way round.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "ASSESSMENTS",
+    "PROBLEM_ASSESSMENTS",
+    "TODO_STATUSES",
+    "Assessment",
+    "AuditOutcome",
+    "JudgeAnswer",
+    "JudgeInfo",
+    "JudgeInput",
+    "JudgeSettings",
+    "Material",
+    "Numbering",
+    "Position",
+    "PositionKind",
+    "Settings",
+    "TodoItem",
+    "Usage",
+    "Verdict",
+]
+
+Assessment = Literal["complete", "omission", "contradiction", "needs-user", "unknown"]
+#: The five verdicts, in SPEC §5 order.
+ASSESSMENTS: tuple[str, ...] = ("complete", "omission", "contradiction", "needs-user", "unknown")
+#: Verdicts that spend the shared supplement budget (SPEC §8).
+PROBLEM_ASSESSMENTS: frozenset[str] = frozenset({"omission", "contradiction", "unknown"})
+#: Todo statuses Jev understands (SPEC §1). Host-specific extras are mapped by readers.
+TODO_STATUSES: tuple[str, ...] = ("pending", "in_progress", "completed")
+
+PositionKind = Literal["request", "todo", "answer", "none", "all"]
+
+
+@dataclass(frozen=True, slots=True)
+class TodoItem:
+    """One Todo item: ``content`` text and ``status`` (one of :data:`TODO_STATUSES`)."""
+
+    content: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
+class Material:
+    """Exactly the three things of a turn that Jev audits (SPEC §3).
+
+    Attributes:
+        request: the turn's original user message followed by the user's adjustments
+            sent during the turn, in order (never Jev's own supplements).
+        todos: the complete latest Todo list (may be empty).
+        final_answer: the latest final answer before the audit (may be empty).
+        todo_used: whether the Todo tool was used at least once in this turn (SPEC §2).
+    """
+
+    request: tuple[str, ...]
+    todos: tuple[TodoItem, ...] = ()
+    final_answer: str = ""
+    todo_used: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the generic turn-file shape (``schemas/turn.schema.json``)."""
+        return {
+            "request": list(self.request),
+            "todos": [{"content": t.content, "status": t.status} for t in self.todos],
+            "final_answer": self.final_answer,
+            "todo_used": self.todo_used,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Material:
+        """Build from the generic turn-file shape. Validation is the caller's job
+        (``jev.hosts.turnfile`` validates against the schema first)."""
+        todos: Sequence[Mapping[str, Any]] = data.get("todos") or ()
+        return cls(
+            request=tuple(str(r) for r in data.get("request") or ()),
+            todos=tuple(TodoItem(str(t["content"]), str(t["status"])) for t in todos),
+            final_answer=str(data.get("final_answer") or ""),
+            todo_used=bool(data.get("todo_used", True)),
+        )
+
+    def digest(self) -> str:
+        """SHA-256 hex digest of the material's canonical JSON (SPEC §14 timeliness)."""
+        blob = json.dumps(self.to_json(), ensure_ascii=False, sort_keys=True)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """One numbered piece of the material the judge can point at (SPEC §4).
+
+    Attributes:
+        id: ``R1``…, ``T1``…, ``A1``…, ``none`` or ``all``.
+        kind: ``request`` | ``todo`` | ``answer`` | ``none`` | ``all``.
+        index: 1-based number within its kind (0 for ``none``/``all``).
+        text: the exact original text of the piece (the quote). For a Todo item it is
+            the item's ``content``; for ``none``/``all`` it is empty.
+        message: for request positions, the 1-based index of the user message the
+            segment comes from; otherwise ``None``.
+        status: for Todo positions, the item's status; otherwise ``None``.
+    """
+
+    id: str
+    kind: PositionKind
+    index: int
+    text: str
+    message: int | None = None
+    status: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Numbering:
+    """The material with every position numbered (SPEC §4).
+
+    ``positions`` lists request, then Todo, then answer positions, then ``none`` and
+    ``all``. Use :meth:`get` to map a judge's focus id back to its position.
+    """
+
+    material: Material
+    positions: tuple[Position, ...]
+    _by_id: dict[str, Position] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._by_id.update({p.id: p for p in self.positions})
+
+    def get(self, position_id: str) -> Position | None:
+        """Return the position with this id, or ``None`` if Jev never generated it."""
+        return self._by_id.get(position_id)
+
+    def of_kind(self, kind: PositionKind) -> tuple[Position, ...]:
+        """All positions of one kind, in order."""
+        return tuple(p for p in self.positions if p.kind == kind)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A normal audit's result (SPEC §5): the assessment and the focus position.
+
+    ``confidence`` is a diagnostic only and is never shown as the task's chance of
+    being correct.
+    """
+
+    assessment: str
+    focus: Position
+    confidence: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token usage reported by a provider (``None`` where not reported)."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+    def to_json(self) -> dict[str, int | None]:
+        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeInput:
+    """The whole rendered judge input (SPEC §5, §7).
+
+    Attributes:
+        system: the fixed rules text (stable across audits: cacheable prefix).
+        user: the reference list and the material as an inert data block.
+        language: ``en`` or ``zh``, the template language used.
+        template_hash: SHA-256 hex of the template sources used (for records/replay).
+    """
+
+    system: str
+    user: str
+    language: str
+    template_hash: str
+
+    @property
+    def chars(self) -> int:
+        """Size counted against ``evidence_chars``: characters of system + user."""
+        return len(self.system) + len(self.user)
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeAnswer:
+    """What a judge sent back for one call, before parsing (SPEC §6).
+
+    Attributes:
+        text: the raw reply text (the model's message content), possibly empty.
+        usage: token usage when the provider reports it.
+        model: the model name the provider reports (or the configured one).
+        latency_ms: wall time of the call in milliseconds.
+    """
+
+    text: str
+    usage: Usage | None = None
+    model: str = ""
+    latency_ms: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeInfo:
+    """Which judge produced an outcome: provider name, model, heuristic flag."""
+
+    provider: str
+    model: str = ""
+    heuristic: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"provider": self.provider, "model": self.model, "heuristic": self.heuristic}
+
+
+@dataclass(frozen=True, slots=True)
+class AuditOutcome:
+    """The result of one audit attempt (SPEC §6, §7), before the loop decides.
+
+    Attributes:
+        status: ``verdict`` (a normal audit), ``skipped`` (no audit was due, SPEC §2)
+            or ``incomplete`` (over budget, material missing, judge failure).
+        verdict: the verdict when ``status == "verdict"``.
+        reason: why it was skipped or incomplete (human text; empty for verdicts).
+        error_kind: :attr:`jev.errors.JevError.kind` of the failure, if any.
+        judge: which judge was asked (or would have been).
+        input_chars: characters of the rendered judge input (``None`` if not rendered).
+        budget_chars: ``evidence_chars`` in force.
+        raw_replies: raw reply text of every judge call made, in order.
+        usage: summed token usage over the calls, when reported.
+        latency_ms: summed judge latency in milliseconds.
+        attempts: judge calls made (1 + technical retries used).
+        material_hash: :meth:`Material.digest` of the material judged.
+        template_hash: :attr:`JudgeInput.template_hash` of the prompt used.
+        language: prompt language used (``en``/``zh``).
+    """
+
+    status: Literal["verdict", "skipped", "incomplete"]
+    verdict: Verdict | None = None
+    reason: str = ""
+    error_kind: str | None = None
+    judge: JudgeInfo | None = None
+    input_chars: int | None = None
+    budget_chars: int | None = None
+    raw_replies: tuple[str, ...] = ()
+    usage: Usage | None = None
+    latency_ms: float = 0.0
+    attempts: int = 0
+    material_hash: str = ""
+    template_hash: str = ""
+    language: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeSettings:
+    """The ``[judge]`` table of a profile (SPEC §10). Validated by ``jev.settings``.
+
+    Attributes:
+        provider: registered judge name (``rules``, ``openai``, ``anthropic``, …).
+        model: model name ("" = provider default / not applicable).
+        base_url: http(s) URL ("" = the provider's public default).
+        api_key_env: name of the environment variable holding the key ("" = the
+            provider's usual variable). The key itself is never stored.
+        timeout_s: seconds per judge call (> 0).
+        temperature: 0 … 2.
+        technical_retries: 0 … 10 extra calls after a response error (SPEC §6).
+    """
+
+    provider: str = "rules"
+    model: str = ""
+    base_url: str = ""
+    api_key_env: str = ""
+    timeout_s: float = 60.0
+    temperature: float = 0.0
+    technical_retries: int = 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "base_url": self.base_url,
+            "api_key_env": self.api_key_env,
+            "timeout_s": self.timeout_s,
+            "temperature": self.temperature,
+            "technical_retries": self.technical_retries,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """One effective profile (SPEC §10): shipped defaults overlaid by the user's file.
+
+    Attributes:
+        profile: the profile's name (``default``, ``web``, …).
+        enabled: the feature switch; only ``jev enable`` / ``set enabled`` changes it.
+        max_supplements: 1 … 2**53-1 automatic supplement rounds per turn.
+        evidence_chars: 1 … 1,000,000 characters of rendered judge input (SPEC §7).
+        language: ``auto`` | ``en`` | ``zh``.
+        judge: the judge table.
+        records_days: 1 … 3650 days of record retention.
+    """
+
+    profile: str = "default"
+    enabled: bool = False
+    max_supplements: int = 3
+    evidence_chars: int = 24_000
+    language: str = "auto"
+    judge: JudgeSettings = field(default_factory=JudgeSettings)
+    records_days: int = 30
+
+    def to_json(self) -> dict[str, Any]:
+        """The profile as one object with the TOML's keys, ``judge`` nested."""
+        return {
+            "enabled": self.enabled,
+            "max_supplements": self.max_supplements,
+            "evidence_chars": self.evidence_chars,
+            "language": self.language,
+            "records_days": self.records_days,
+            "judge": self.judge.to_json(),
+        }
