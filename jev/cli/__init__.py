@@ -53,6 +53,10 @@ EXIT_NEEDS_USER = 5
 #: subcommand name -> module (inside this package) that implements it.
 COMMANDS: dict[str, str] = {
     "audit": "jev.cli.audit_cmd",
+    "settings": "jev.cli.settings_cmd",
+    "enable": "jev.cli.settings_cmd",
+    "disable": "jev.cli.settings_cmd",
+    "profiles": "jev.cli.settings_cmd",
 }
 
 

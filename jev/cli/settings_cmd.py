@@ -1,0 +1,174 @@
+"""``jev settings show|set``, ``jev enable``, ``jev disable``, ``jev profiles`` (SPEC §10).
+
+One module registers the four subcommand names (``COMMANDS`` maps each to it); the
+name the user typed is ``args.command``. Refused values and broken profile files exit 2
+with a one-line message; nothing on disk changes then.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+__all__ = ["register", "run"]
+
+_PROFILE_HELP = "profile name (default: $JEV_PROFILE, else 'default')"
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``settings``, ``enable``, ``disable`` and ``profiles`` to the ``jev`` parser.
+
+    ``COMMANDS`` maps all four names to this module, so this is called once per name;
+    only the first call adds the parsers.
+    """
+    if "settings" in subparsers.choices:
+        return
+    settings = subparsers.add_parser(
+        "settings",
+        help="show or change a profile's settings",
+        description="Show or change a profile's settings (SPEC §10).",
+    )
+    actions = settings.add_subparsers(dest="settings_action", metavar="ACTION")
+    show = actions.add_parser(
+        "show",
+        help="show the effective settings and where each value comes from",
+        description="Show the effective settings of a profile: the user's file overlaid "
+        "on the shipped defaults.",
+    )
+    show.add_argument("--profile", help=_PROFILE_HELP)
+    show.add_argument("--json", action="store_true", help="print one JSON object")
+    setp = actions.add_parser(
+        "set",
+        help="set one key, e.g. `jev settings set max_supplements 2`",
+        description="Set one key of a profile. Keys: enabled, max_supplements, "
+        "evidence_chars, language, records_days, judge.provider, judge.model, "
+        "judge.base_url, judge.api_key_env, judge.timeout_s, judge.temperature, "
+        "judge.technical_retries. The API key itself is never stored: set "
+        "judge.api_key_env to the NAME of the variable holding it.",
+    )
+    setp.add_argument("key", metavar="KEY")
+    setp.add_argument("value", metavar="VALUE")
+    setp.add_argument("--profile", help=_PROFILE_HELP)
+    for name, verb in (("enable", "Enable"), ("disable", "Disable")):
+        p = subparsers.add_parser(
+            name,
+            help=f"{verb.lower()} Jev's completion audit for a profile",
+            description=f"{verb} Jev's completion audit for a profile (the `enabled` key).",
+        )
+        p.add_argument("--profile", help=_PROFILE_HELP)
+    subparsers.add_parser(
+        "profiles",
+        help="list profiles, the active one, and whether each is enabled",
+        description="List the shipped default profile and the user's profiles.",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the subcommand; return 0, or 2 for a refused value / broken profile file."""
+    from jev.cli import EXIT_OK, EXIT_USAGE
+    from jev.errors import SettingsError, UsageError
+
+    try:
+        command = args.command
+        if command == "settings":
+            action = getattr(args, "settings_action", None)
+            if action == "show":
+                _show(args.profile, as_json=args.json)
+            elif action == "set":
+                _set(args.profile, args.key, args.value)
+            else:
+                print("jev settings: choose an action: show or set (see --help)", file=sys.stderr)
+                return EXIT_USAGE
+        elif command in ("enable", "disable"):
+            _switch(args.profile, command == "enable")
+        elif command == "profiles":
+            _profiles()
+        else:  # pragma: no cover - argparse only dispatches registered names
+            raise UsageError(f"unknown command {command!r}")
+    except (SettingsError, UsageError) as exc:
+        print(f"jev: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK
+
+
+def _format_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    return repr(value)
+
+
+def _show(profile: str | None, *, as_json: bool) -> None:
+    from jev import settings as st
+
+    name = st.active_profile(profile)
+    effective = st.load_settings(name)
+    if as_json:
+        print(json.dumps(effective.to_json(), ensure_ascii=False, indent=2))
+        return
+    path = st.profile_path(name)
+    user = st.user_values(name)
+    flat = _flatten_json(effective.to_json())
+    file_note = str(path) if path.exists() else f"{path} (not created yet)"
+    rows: list[tuple[str, str] | None] = []
+    for key in st.KEYS:
+        if key == "judge.provider":
+            rows.append(None)  # start of the [judge] table
+        short = key.split(".", 1)[1] if key.startswith("judge.") else key
+        source = "profile file" if key in user else "default"
+        rows.append((f"{short} = {_format_value(flat[key])}", source))
+    width = max(len(r[0]) for r in rows if r is not None) + 2
+    lines = [f"# profile: {name}", f"# file: {file_note}"]
+    for row in rows:
+        lines += ["", "[judge]"] if row is None else [f"{row[0]:<{width}}# {row[1]}"]
+    print("\n".join(lines))
+
+
+def _flatten_json(data: dict[str, Any]) -> dict[str, Any]:
+    flat = {k: v for k, v in data.items() if k != "judge"}
+    flat.update({f"judge.{k}": v for k, v in data["judge"].items()})
+    return flat
+
+
+def _set(profile: str | None, key: str, raw: str) -> None:
+    from jev import settings as st
+    from jev.errors import SettingsError
+
+    name = st.active_profile(profile)
+    try:
+        new = st.set_value(name, key, raw)
+    except SettingsError as exc:
+        old = ""
+        if key in st.KEYS:
+            try:
+                old_value = _flatten_json(st.load_settings(name).to_json())[key]
+                old = f" The old value is kept: {key} = {_format_value(old_value)}."
+            except SettingsError:
+                old = " The profile file was left unchanged."
+        raise SettingsError(f"{exc}{old}") from None
+    value = _flatten_json(new.to_json())[key]
+    print(f"{key} = {_format_value(value)}  (profile {name}, {st.profile_path(name)})")
+
+
+def _switch(profile: str | None, enabled: bool) -> None:
+    from jev import settings as st
+
+    name = st.active_profile(profile)
+    st.save_settings(name, {"enabled": enabled})
+    state = "enabled" if enabled else "disabled"
+    print(f"Jev's completion audit is {state} for profile {name} ({st.profile_path(name)}).")
+
+
+def _profiles() -> None:
+    from jev import settings as st
+
+    for row in st.list_profiles():
+        mark = "*" if row.active else " "
+        state = "broken" if row.error else ("enabled" if row.enabled else "disabled")
+        origin = str(row.path) if row.exists else "shipped defaults (no user file)"
+        print(f"{mark} {row.name:<20} {state:<9} {origin}")
+        if row.error:
+            print(f"    {row.error}")

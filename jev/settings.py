@@ -1,0 +1,864 @@
+"""Per-profile settings: shipped defaults + the user's sparse TOML overlay (SPEC §10).
+
+Where things live
+-----------------
+* Shipped defaults: ``settings/default.toml`` (found with :func:`jev.resources.data_file`).
+* User state: :func:`jev_home` — ``$JEV_HOME`` when set (tests always set it), else the
+  per-user config folder: ``$XDG_CONFIG_HOME/jev`` or ``~/.config/jev`` on every POSIX
+  system (macOS included, like most command-line tools), ``%APPDATA%\\jev`` on Windows.
+* Profiles: ``<home>/profiles/<name>.toml``; names match ``[A-Za-z0-9_-]{1,64}``. A profile
+  file holds ONLY the keys the user set; every other key comes from the shipped defaults.
+
+Reading (:func:`load_settings`) is stdlib-only (``tomllib``) and cheap, so the hook's fast
+path can call it. Every key is validated; an unknown key, a wrong type or an out-of-range
+value is a :class:`~jev.errors.SettingsError` naming the file and the key. A corrupted
+file is reported with its line and is never replaced silently.
+
+Writing (:func:`save_settings`, :func:`set_value`) validates first, then, under an
+exclusive per-profile lock, re-reads the file, applies the update, writes a temporary
+file in the same folder, fsyncs it, ``os.replace``-s it over the profile and fsyncs the
+folder. Concurrent writers of different keys never lose one another's update, and a
+writer killed mid-save leaves the previous file intact. The API key itself is never
+stored: only the *name* of the environment variable that holds it (``judge.api_key_env``).
+
+Test hook: ``JEV_TEST_PAUSE_BEFORE_REPLACE=<seconds>`` makes a save sleep between writing
+its temporary file and replacing the profile (read only inside the save). It exists so
+tests can kill a writer at the worst moment; it has no other use.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import sys
+import time
+import tomllib
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jev.domain import JudgeSettings, Settings
+from jev.errors import SettingsError, UsageError
+
+__all__ = [
+    "BUILTIN_JUDGES",
+    "KEYS",
+    "MAX_SUPPLEMENTS_LIMIT",
+    "KeySpec",
+    "ProfileInfo",
+    "active_profile",
+    "check_profile_name",
+    "default_values",
+    "jev_home",
+    "list_profiles",
+    "load_settings",
+    "parse_raw",
+    "profile_path",
+    "profiles_dir",
+    "save_settings",
+    "set_value",
+    "user_values",
+    "validate_settings",
+    "validate_value",
+]
+
+#: Largest accepted ``max_supplements`` (2**53 - 1: exact in JSON numbers too).
+MAX_SUPPLEMENTS_LIMIT = 2**53 - 1
+#: Judges always accepted for ``judge.provider`` without importing the registry.
+BUILTIN_JUDGES: tuple[str, ...] = ("rules", "openai", "anthropic", "scripted")
+
+_PROFILE_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_INT_TEXT_RE = re.compile(r"[+-]?[0-9]+")
+_NUMBER_TEXT_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+_TRUE_WORDS = ("true", "yes", "on")
+_FALSE_WORDS = ("false", "no", "off")
+# Prefixes of well-known secret formats (case-sensitive: env var names are upper case).
+_KEY_PREFIXES = (
+    "sk-",
+    "sk_",
+    "pk_",
+    "rk_",
+    "ghp_",
+    "gho_",
+    "ghs_",
+    "ghu_",
+    "github_pat_",
+    "glpat-",
+    "hf_",
+    "xoxb-",
+    "xoxp-",
+    "AIza",
+)
+_AWS_KEY_RE = re.compile(r"(?:AKIA|ASIA)[0-9A-Z]{16}")
+
+_LOCK_TIMEOUT_S = 10.0
+_STALE_LOCK_S = 30.0
+
+
+# --------------------------------------------------------------------------- keys
+
+
+@dataclass(frozen=True, slots=True)
+class KeySpec:
+    """One settings key (SPEC §10 table).
+
+    Attributes:
+        key: dotted key as written on the command line (``judge.model``).
+        kind: ``bool`` | ``int`` | ``number`` | ``choice`` | ``provider`` | ``str`` |
+            ``url`` | ``env-name``.
+        accepted: human description of the accepted values (used in messages).
+        low / high: inclusive bounds for ``int``; for ``number`` ``low`` is exclusive
+            when ``low_exclusive`` is set.
+        choices: accepted strings for ``choice``.
+        example: a valid value to show in "how to fix" hints.
+    """
+
+    key: str
+    kind: str
+    accepted: str
+    example: str
+    low: float | None = None
+    high: float | None = None
+    low_exclusive: bool = False
+    choices: tuple[str, ...] = ()
+
+
+KEYS: dict[str, KeySpec] = {
+    s.key: s
+    for s in (
+        KeySpec("enabled", "bool", "true or false", "true"),
+        KeySpec(
+            "max_supplements",
+            "int",
+            f"an integer 1 … {MAX_SUPPLEMENTS_LIMIT:,} (maximum automatic supplement rounds)",
+            "3",
+            low=1,
+            high=MAX_SUPPLEMENTS_LIMIT,
+        ),
+        KeySpec(
+            "evidence_chars",
+            "int",
+            "an integer 1 … 1,000,000 (characters of judge input)",
+            "24000",
+            low=1,
+            high=1_000_000,
+        ),
+        KeySpec("language", "choice", "auto, en or zh", "auto", choices=("auto", "en", "zh")),
+        KeySpec(
+            "records_days",
+            "int",
+            "an integer 1 … 3650 (days of record retention)",
+            "30",
+            low=1,
+            high=3650,
+        ),
+        KeySpec("judge.provider", "provider", "a registered judge name", "rules"),
+        KeySpec("judge.model", "str", "a model name (text; empty = provider default)", '""'),
+        KeySpec(
+            "judge.base_url",
+            "url",
+            'an http(s) URL such as https://api.deepseek.com, or "" for the provider default',
+            "https://api.example.com/v1",
+        ),
+        KeySpec(
+            "judge.api_key_env",
+            "env-name",
+            "the NAME of an environment variable (letters, digits, _; not starting with a "
+            'digit), or "" for the provider\'s usual variable',
+            "DEEPSEEK_API_KEY",
+        ),
+        KeySpec(
+            "judge.timeout_s",
+            "number",
+            "a number of seconds > 0",
+            "60",
+            low=0,
+            low_exclusive=True,
+        ),
+        KeySpec("judge.temperature", "number", "a number 0 … 2", "0", low=0, high=2),
+        KeySpec(
+            "judge.technical_retries",
+            "int",
+            "an integer 0 … 10 (extra judge calls after a response error)",
+            "1",
+            low=0,
+            high=10,
+        ),
+    )
+}
+
+
+def _fix_hint(key: str, profile: str | None) -> str:
+    spec = KEYS[key]
+    where = f" --profile {profile}" if profile and profile != "default" else ""
+    return f"run `jev settings set {key} {spec.example}{where}`"
+
+
+def _builtin_or_registered(name: str) -> tuple[bool, list[str]]:
+    if name in BUILTIN_JUDGES:
+        return True, list(BUILTIN_JUDGES)
+    # A non-built-in name: ask the registry (imported lazily; cheap by design).
+    try:
+        import jev.judges as judges_mod
+
+        names_fn: Callable[[], list[str]] | None = getattr(judges_mod, "judge_names", None)
+        names = sorted(set(names_fn()) | set(BUILTIN_JUDGES)) if names_fn else []
+    except ImportError:
+        names = []
+    if not names:
+        names = list(BUILTIN_JUDGES)
+    return name in names, names
+
+
+def _looks_like_secret(value: str) -> bool:
+    if value.startswith(_KEY_PREFIXES) or _AWS_KEY_RE.fullmatch(value):
+        return True
+    if len(value) > 100:
+        return True
+    # Long random-looking text (mixed case + digits, no underscore) is a key, not a name.
+    return (
+        len(value) >= 24
+        and "_" not in value
+        and any(c.islower() for c in value)
+        and any(c.isdigit() for c in value)
+    )
+
+
+def validate_value(key: str, value: object, *, profile: str | None = None) -> object:
+    """Check one typed value against SPEC §10 and return it (normalised).
+
+    Args:
+        key: a dotted key of :data:`KEYS` (``max_supplements``, ``judge.model``, …).
+        value: the typed value (``int``, ``float``, ``bool`` or ``str`` as TOML gives them).
+            Strings are NOT converted: ``"3"`` for ``max_supplements`` is refused.
+        profile: only used to make the "how to fix" hint name the right profile.
+
+    Returns:
+        The value (``str`` values of ``judge.base_url``/``api_key_env`` unchanged).
+
+    Raises:
+        SettingsError: unknown key, wrong type or out of range. The message names the key,
+            the value given (never for ``judge.api_key_env``), the accepted range and the
+            command that fixes it.
+    """
+    spec = KEYS.get(key)
+    if spec is None:
+        raise SettingsError(f"unknown setting {key!r}; known settings: {', '.join(KEYS)}.")
+    hint = _fix_hint(key, profile)
+
+    def refuse(why: str = "") -> SettingsError:
+        shown = repr(value) if not isinstance(value, bool) else str(value).lower()
+        extra = f" ({why})" if why else ""
+        return SettingsError(
+            f"{key} = {shown} is refused{extra}: accepted is {spec.accepted}; {hint}."
+        )
+
+    if spec.kind == "bool":
+        if not isinstance(value, bool):
+            raise refuse()
+        return value
+    if spec.kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise refuse("not an integer")
+        assert spec.low is not None and spec.high is not None
+        if not spec.low <= value <= spec.high:
+            raise refuse("out of range")
+        return value
+    if spec.kind == "number":
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise refuse("not a number")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise refuse("not a finite number")
+        low, high = spec.low, spec.high
+        if low is not None and (value <= low if spec.low_exclusive else value < low):
+            raise refuse("out of range")
+        if high is not None and value > high:
+            raise refuse("out of range")
+        return value
+    if not isinstance(value, str):
+        if spec.kind == "env-name":
+            raise SettingsError(
+                f"{key} must be text (the NAME of an environment variable); {hint}."
+            )
+        raise refuse("not text")
+    if spec.kind == "choice":
+        if value not in spec.choices:
+            raise refuse()
+        return value
+    if spec.kind == "provider":
+        ok, names = _builtin_or_registered(value)
+        if not ok:
+            raise SettingsError(
+                f"{key} = {value!r} is refused: not a registered judge; accepted: "
+                f"{', '.join(names)}; {hint}."
+            )
+        return value
+    if spec.kind == "url":
+        return _validate_url(key, value, refuse)
+    if spec.kind == "env-name":
+        return _validate_env_name(key, value, hint)
+    return value  # "str": any text
+
+
+def _validate_url(key: str, value: str, refuse: Callable[[str], SettingsError]) -> str:
+    if value == "":
+        return value
+    from urllib.parse import urlsplit
+
+    if any(c.isspace() for c in value) or any(ord(c) < 32 for c in value):
+        raise refuse("contains spaces or control characters")
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018  (raises ValueError for a bad port)
+    except ValueError as exc:
+        raise refuse(f"not a valid URL: {exc}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise refuse("not an http(s) URL with a host")
+    if parts.username or parts.password:
+        raise SettingsError(
+            f"{key} is refused: the URL carries credentials (user:password@), which Jev "
+            "never stores; put the key in an environment variable and name it with "
+            "`jev settings set judge.api_key_env NAME`."
+        )
+    return value
+
+
+def _validate_env_name(key: str, value: str, hint: str) -> str:
+    if value == "":
+        return value
+    if _looks_like_secret(value) or not _ENV_NAME_RE.fullmatch(value):
+        # Never echo the value: it may be the key itself.
+        if _looks_like_secret(value) or len(value) >= 20:
+            why = "the value looks like an API key (not shown)"
+        else:
+            why = "the value is not an environment-variable name (not shown)"
+        raise SettingsError(
+            f"{key} is refused: {why}. {key} holds only the NAME of the environment "
+            "variable that contains the key, e.g. DEEPSEEK_API_KEY; Jev never stores the "
+            f"key itself. Put the key in that variable (export DEEPSEEK_API_KEY=…) and "
+            f"{hint}."
+        )
+    return value
+
+
+def parse_raw(key: str, raw: str, *, profile: str | None = None) -> object:
+    """Turn command-line text into the typed value for ``key`` (then validate it).
+
+    Rules: ``bool`` keys accept ``true/false``, ``yes/no``, ``on/off`` (any case);
+    integer keys accept only decimal integer text (``"3"``; not ``"3.0"``, ``"1e3"``,
+    ``"0x10"``, ``"true"``, ``"1_000"``); number keys accept decimal text
+    (``"60"``, ``"2.5"``); text keys take the text as given.
+
+    Raises:
+        SettingsError: unknown key, unparsable text, or a value refused by
+            :func:`validate_value`.
+    """
+    spec = KEYS.get(key)
+    if spec is None:
+        raise SettingsError(f"unknown setting {key!r}; known settings: {', '.join(KEYS)}.")
+    hint = _fix_hint(key, profile)
+    text = raw.strip()
+    value: object
+    if spec.kind == "bool":
+        low = text.lower()
+        if low in _TRUE_WORDS:
+            value = True
+        elif low in _FALSE_WORDS:
+            value = False
+        else:
+            raise SettingsError(
+                f"{key} = {raw!r} is refused: accepted is true or false (also yes/no, "
+                f"on/off); {hint}."
+            )
+    elif spec.kind == "int":
+        if not _INT_TEXT_RE.fullmatch(text) or len(text) > 40:
+            raise SettingsError(
+                f"{key} = {raw!r} is refused (not a decimal integer): accepted is "
+                f"{spec.accepted}; {hint}."
+            )
+        value = int(text)
+    elif spec.kind == "number":
+        if not _NUMBER_TEXT_RE.fullmatch(text) or len(text) > 40:
+            raise SettingsError(
+                f"{key} = {raw!r} is refused (not a decimal number): accepted is "
+                f"{spec.accepted}; {hint}."
+            )
+        value = float(text) if "." in text else int(text)
+    elif spec.kind == "env-name":
+        value = raw  # never stripped or echoed: validate_value decides
+    else:
+        value = raw
+    return validate_value(key, value, profile=profile)
+
+
+# --------------------------------------------------------------------------- paths
+
+
+def jev_home() -> Path:
+    """The folder holding all of Jev's user state (profiles, database).
+
+    ``$JEV_HOME`` when set and non-empty; else ``$XDG_CONFIG_HOME/jev`` (when that is an
+    absolute path) or ``~/.config/jev`` on POSIX (macOS included); ``%APPDATA%\\jev`` on
+    Windows. The folder is not created here.
+    """
+    env = os.environ.get("JEV_HOME")
+    if env:
+        return Path(env).expanduser().absolute()
+    if sys.platform == "win32":
+        appdata = os.environ.get("APPDATA")
+        base = Path(appdata) if appdata else Path.home() / "AppData" / "Roaming"
+        return base / "jev"
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "jev"
+    return Path.home() / ".config" / "jev"
+
+
+def check_profile_name(name: str) -> str:
+    """Return ``name`` if it is a valid profile name (``[A-Za-z0-9_-]{1,64}``).
+
+    Raises:
+        UsageError: otherwise, saying which characters are allowed.
+    """
+    if not isinstance(name, str) or not _PROFILE_RE.fullmatch(name):
+        raise UsageError(
+            f"invalid profile name {name!r}: use 1–64 letters, digits, '_' or '-' "
+            "(e.g. --profile web)."
+        )
+    return name
+
+
+def active_profile(explicit: str | None = None) -> str:
+    """The profile in force: ``explicit`` (``--profile``) > ``$JEV_PROFILE`` > ``default``.
+
+    Raises:
+        UsageError: the chosen name is not a valid profile name.
+    """
+    if explicit:
+        return check_profile_name(explicit)
+    env = os.environ.get("JEV_PROFILE")
+    if env:
+        return check_profile_name(env)
+    return "default"
+
+
+def profiles_dir() -> Path:
+    """``<jev_home>/profiles`` (not created here)."""
+    return jev_home() / "profiles"
+
+
+def profile_path(profile: str | None = None) -> Path:
+    """Path of the user's file for ``profile`` (resolved with :func:`active_profile`)."""
+    return profiles_dir() / f"{active_profile(profile)}.toml"
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _read_toml(path: Path) -> dict[str, Any] | None:
+    """Parse one TOML file; ``None`` when it does not exist. SettingsError when broken."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise SettingsError(
+            f"cannot read settings file {path}: {exc.strerror or exc}; check its permissions."
+        ) from None
+    try:
+        text = data.decode("utf-8")
+        return tomllib.loads(text)
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise SettingsError(
+            f"settings file {path} is not valid UTF-8 (line {line}); fix or delete the "
+            "file (Jev will not overwrite it)."
+        ) from None
+    except tomllib.TOMLDecodeError as exc:
+        msg = str(exc)
+        if "at end of document" in msg:
+            msg = msg.replace(
+                "at end of document", f"at the end of the file, line {text.count(chr(10)) + 1}"
+            )
+        raise SettingsError(
+            f"settings file {path} is not valid TOML: {msg}. Fix that line by hand, or "
+            "delete the file to return to the defaults (Jev will not overwrite it)."
+        ) from None
+
+
+def _flatten(data: Mapping[str, Any], path: Path, profile: str | None) -> dict[str, Any]:
+    """TOML document -> ``{dotted key: value}``; SettingsError on unknown keys."""
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        if key == "judge":
+            if not isinstance(value, dict):
+                raise SettingsError(
+                    f"settings file {path}: 'judge' must be a table ([judge]); fix or remove it."
+                )
+            for sub, sub_value in value.items():
+                dotted = f"judge.{sub}"
+                if dotted not in KEYS:
+                    raise SettingsError(
+                        f"settings file {path}: unknown key {sub!r} in [judge]; known: "
+                        f"{', '.join(k[6:] for k in KEYS if k.startswith('judge.'))}. "
+                        "Remove or rename it."
+                    )
+                flat[dotted] = sub_value
+        elif key in KEYS and not key.startswith("judge."):
+            flat[key] = value
+        else:
+            raise SettingsError(
+                f"settings file {path}: unknown key {key!r}; known: "
+                f"{', '.join(k for k in KEYS if not k.startswith('judge.'))}, [judge]. "
+                "Remove or rename it."
+            )
+    for key, value in flat.items():
+        try:
+            flat[key] = validate_value(key, value, profile=profile)
+        except SettingsError as exc:
+            raise SettingsError(f"settings file {path}: {exc}") from None
+    return flat
+
+
+def default_values() -> dict[str, Any]:
+    """The shipped defaults as ``{dotted key: value}`` (every key of :data:`KEYS`).
+
+    Raises:
+        SettingsError: the shipped file is broken or incomplete (a broken install).
+    """
+    from jev.resources import data_file
+
+    try:
+        path = data_file("settings", "default.toml")
+    except FileNotFoundError as exc:
+        raise SettingsError(f"{exc}; reinstall Jev.") from None
+    data = _read_toml(path)
+    flat = _flatten(data or {}, path, None)
+    missing = [k for k in KEYS if k not in flat]
+    if missing:
+        raise SettingsError(f"shipped defaults {path} lack {', '.join(missing)}; reinstall Jev.")
+    return flat
+
+
+def user_values(profile: str | None = None) -> dict[str, Any]:
+    """The keys set in the user's file for ``profile`` (validated), ``{}`` if no file.
+
+    Raises:
+        UsageError: invalid profile name.
+        SettingsError: the file is unreadable, not TOML, has unknown keys or bad values.
+    """
+    name = active_profile(profile)
+    path = profiles_dir() / f"{name}.toml"
+    data = _read_toml(path)
+    return {} if data is None else _flatten(data, path, name)
+
+
+def _build(name: str, flat: Mapping[str, Any]) -> Settings:
+    return Settings(
+        profile=name,
+        enabled=flat["enabled"],
+        max_supplements=flat["max_supplements"],
+        evidence_chars=flat["evidence_chars"],
+        language=flat["language"],
+        records_days=flat["records_days"],
+        judge=JudgeSettings(
+            provider=flat["judge.provider"],
+            model=flat["judge.model"],
+            base_url=flat["judge.base_url"],
+            api_key_env=flat["judge.api_key_env"],
+            timeout_s=flat["judge.timeout_s"],
+            temperature=flat["judge.temperature"],
+            technical_retries=flat["judge.technical_retries"],
+        ),
+    )
+
+
+def load_settings(profile: str | None = None) -> Settings:
+    """The effective settings of a profile (SPEC §10).
+
+    Args:
+        profile: profile name; ``None`` = :func:`active_profile` (``$JEV_PROFILE`` or
+            ``default``).
+
+    Returns:
+        :class:`jev.domain.Settings`: shipped defaults overlaid key by key by
+        ``<jev_home>/profiles/<name>.toml`` when it exists.
+
+    Raises:
+        UsageError: invalid profile name.
+        SettingsError: the user's file is unreadable, corrupted (message names the file
+            and line), has an unknown key or a refused value. Nothing is changed on disk.
+    """
+    name = active_profile(profile)
+    flat = default_values()
+    flat.update(user_values(name))
+    return _build(name, flat)
+
+
+def validate_settings(settings: Settings) -> Settings:
+    """Check every field of an already-built :class:`~jev.domain.Settings` (SPEC §10).
+
+    For callers that derive settings in memory (e.g. command-line overrides of the
+    judge); nothing is read or written.
+
+    Returns:
+        ``settings`` unchanged.
+
+    Raises:
+        SettingsError: the first refused value, with the same message as a refused save.
+    """
+    data = settings.to_json()
+    flat = {k: v for k, v in data.items() if k != "judge"}
+    flat.update({f"judge.{k}": v for k, v in data["judge"].items()})
+    for key in KEYS:
+        validate_value(key, flat[key], profile=settings.profile)
+    return settings
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileInfo:
+    """One row of :func:`list_profiles`.
+
+    Attributes:
+        name: profile name.
+        path: the user's file (may not exist).
+        exists: whether the user's file exists.
+        active: whether it is the profile in force (``$JEV_PROFILE`` or ``default``).
+        enabled: the effective ``enabled`` value, or ``None`` when the file is broken.
+        error: the SettingsError message when the file cannot be loaded, else ``""``.
+    """
+
+    name: str
+    path: Path
+    exists: bool
+    active: bool
+    enabled: bool | None
+    error: str = ""
+
+
+def list_profiles() -> list[ProfileInfo]:
+    """The shipped ``default`` profile, every user profile file, and the active profile.
+
+    Files whose names are not valid profile names (and temporary/lock files, which start
+    with a dot) are ignored. Sorted by name with ``default`` first.
+    """
+    try:
+        active = active_profile(None)
+    except UsageError:
+        active = "default"
+    names = {"default", active}
+    folder = profiles_dir()
+    if folder.is_dir():
+        for entry in folder.iterdir():
+            if entry.suffix == ".toml" and _PROFILE_RE.fullmatch(entry.stem):
+                names.add(entry.stem)
+    rows: list[ProfileInfo] = []
+    for name in sorted(names, key=lambda n: (n != "default", n)):
+        path = folder / f"{name}.toml"
+        try:
+            enabled: bool | None = load_settings(name).enabled
+            error = ""
+        except (SettingsError, UsageError) as exc:
+            enabled, error = None, str(exc)
+        rows.append(ProfileInfo(name, path, path.is_file(), name == active, enabled, error))
+    return rows
+
+
+# --------------------------------------------------------------------------- writing
+
+
+@contextmanager
+def _profile_lock(folder: Path, name: str, *, use_fcntl: bool | None = None) -> Iterator[None]:
+    """Exclusive lock for writers of one profile.
+
+    ``fcntl.flock`` on ``<folder>/.<name>.lock`` where available (released by the OS if
+    the holder dies); elsewhere an ``O_EXCL`` lock file ``.<name>.lock.x`` that is broken
+    when older than 30 s. Waits at most 10 s, then raises SettingsError.
+    """
+    if use_fcntl is None:
+        use_fcntl = sys.platform != "win32"  # fcntl exists on every POSIX Python
+    deadline = time.monotonic() + _LOCK_TIMEOUT_S
+    delay = 0.002
+    if use_fcntl:
+        import fcntl
+
+        fd = os.open(folder / f".{name}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise _lock_timeout(folder / f".{name}.lock") from None
+                    time.sleep(delay)
+                    delay = min(delay * 2, 0.05)
+            try:
+                yield
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+        return
+    lock = folder / f".{name}.lock.x"
+    while True:
+        try:
+            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            os.write(fd, str(os.getpid()).encode())
+            os.close(fd)
+            break
+        except FileExistsError:
+            try:
+                age = time.time() - lock.stat().st_mtime
+            except FileNotFoundError:
+                continue
+            if age > _STALE_LOCK_S:
+                lock.unlink(missing_ok=True)  # left by a writer that died
+                continue
+            if time.monotonic() > deadline:
+                raise _lock_timeout(lock) from None
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+    try:
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
+
+
+def _lock_timeout(lock: Path) -> SettingsError:
+    return SettingsError(
+        f"another Jev process has been saving this profile for over "
+        f"{_LOCK_TIMEOUT_S:.0f} s (lock {lock}); nothing was changed. Try again."
+    )
+
+
+def _to_document(flat: Mapping[str, Any]) -> dict[str, Any]:
+    doc: dict[str, Any] = {}
+    judge: dict[str, Any] = {}
+    for key in KEYS:  # stable order: the SPEC table's
+        if key in flat:
+            if key.startswith("judge."):
+                judge[key[6:]] = flat[key]
+            else:
+                doc[key] = flat[key]
+    if judge:
+        doc["judge"] = judge
+    return doc
+
+
+def _fsync_dir(folder: Path) -> None:
+    if sys.platform == "win32":
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_atomic(path: Path, payload: bytes, name: str) -> None:
+    import tempfile
+
+    folder = path.parent
+    # Any temp file of this profile still here was left by a writer that died: we hold
+    # the lock, so no live writer owns one.
+    stale = re.compile(rf"\.{re.escape(name)}\.[A-Za-z0-9_]+\.tmp")
+    for entry in folder.iterdir():
+        if stale.fullmatch(entry.name):
+            entry.unlink(missing_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+    tmp = Path(tmp_name)
+    try:
+        try:
+            mode = path.stat().st_mode & 0o777
+        except FileNotFoundError:
+            mode = 0o644
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        pause = os.environ.get("JEV_TEST_PAUSE_BEFORE_REPLACE")  # test hook, see module doc
+        if pause:
+            time.sleep(float(pause))
+        os.replace(tmp, path)
+        _fsync_dir(folder)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def save_settings(profile: str | None, updates: Mapping[str, object]) -> Settings:
+    """Validate typed ``updates`` and write them into the profile's file (SPEC §10).
+
+    Args:
+        profile: profile name (``None`` = :func:`active_profile`).
+        updates: ``{dotted key: typed value}``, e.g. ``{"max_supplements": 2,
+            "judge.model": "deepseek-chat"}``. Values are NOT converted from text: the
+            string ``"3"`` for ``max_supplements`` is refused (use :func:`set_value` for
+            command-line text).
+
+    Returns:
+        The new effective :class:`~jev.domain.Settings`.
+
+    Only the keys given are added to the user's sparse file; other keys (``enabled``
+    included) keep whatever they were. The file is re-read and updated under an
+    exclusive lock, written to a temporary file, fsynced and atomically renamed.
+
+    Raises:
+        UsageError: invalid profile name.
+        SettingsError: an unknown key or refused value (nothing is written), an existing
+            file that is corrupted or invalid (left byte-for-byte as it was), a lock held
+            too long, or an OS error while writing (the old file stays in place).
+    """
+    name = active_profile(profile)
+    if not updates:
+        raise SettingsError("nothing to save: give at least one setting.")
+    checked = {key: validate_value(key, value, profile=name) for key, value in updates.items()}
+    defaults = default_values()
+    folder = profiles_dir()
+    path = folder / f"{name}.toml"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SettingsError(
+            f"cannot create the profiles folder {folder}: {exc.strerror or exc}; check "
+            "JEV_HOME and permissions."
+        ) from None
+    import tomli_w
+
+    try:
+        with _profile_lock(folder, name):
+            current = user_values(name)  # inside the lock: no lost update
+            current.update(checked)
+            header = (
+                f"# Jev profile {name!r} (SPEC §10): only the keys set here override the "
+                "shipped defaults.\n# Edit by hand or with `jev settings set KEY VALUE"
+                + ("" if name == "default" else f" --profile {name}")
+                + "`.\n\n"
+            )
+            payload = header.encode() + tomli_w.dumps(_to_document(current)).encode("utf-8")
+            _write_atomic(path, payload, name)
+    except OSError as exc:
+        raise SettingsError(
+            f"cannot save settings file {path}: {exc.strerror or exc}; the previous file "
+            "is unchanged. Check free space and permissions."
+        ) from None
+    merged = dict(defaults)
+    merged.update(current)
+    return _build(name, merged)
+
+
+def set_value(profile: str | None, key: str, raw_value: str) -> Settings:
+    """Parse command-line text for one key (:func:`parse_raw`) and save it.
+
+    Returns the new effective settings. Raises like :func:`parse_raw` and
+    :func:`save_settings`; on any error the file is unchanged.
+    """
+    name = active_profile(profile)
+    value = parse_raw(key, raw_value, profile=name)
+    return save_settings(name, {key: value})
