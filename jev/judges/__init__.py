@@ -1,0 +1,182 @@
+"""Judges: the :class:`Judge` protocol and the registry of judge factories (SPEC §13).
+
+A judge turns one rendered :class:`~jev.domain.JudgeInput` into one raw
+:class:`~jev.domain.JudgeAnswer`. It never parses the verdict (the core does, with
+``jev.reply.parse_reply``) and never retries (the core retries; judges only classify
+errors as :class:`~jev.errors.TransportError` with ``kind``/``status``/
+``retry_after_s``/``retryable``, or :class:`~jev.errors.ContextLengthError`).
+
+Built-in judges register through the same registry as any third-party one, lazily
+by ``"module:attr"`` path, so importing this package imports neither httpx nor any
+judge module (the hook's fast path stays light):
+
+=============  ==================================================  =====================
+name           factory                                             what it is
+=============  ==================================================  =====================
+``rules``      ``jev.judges.rules:RulesJudge.from_settings``       offline heuristic
+``openai``     ``jev.judges.openai_compat:OpenAIJudge.from_settings``  Chat Completions
+``anthropic``  ``jev.judges.anthropic:AnthropicJudge.from_settings``   Messages API
+``scripted``   ``jev.judges.scripted:ScriptedJudge.from_settings``     tests / replay
+=============  ==================================================  =====================
+
+Example::
+
+    from jev.judges import create_judge
+    judge = create_judge(settings.judge)
+    try:
+        answer = judge.ask(judge_input, numbering)
+    finally:
+        judge.close()
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from jev.errors import SettingsError, UsageError
+
+if TYPE_CHECKING:
+    from jev.domain import JudgeAnswer, JudgeInfo, JudgeInput, JudgeSettings, Numbering
+
+__all__ = [
+    "Judge",
+    "JudgeFactory",
+    "create_judge",
+    "judge_names",
+    "register_judge",
+]
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """What the core needs from any judge (SPEC §5, §6, §13).
+
+    Attributes:
+        info: provider name, model name and whether the judge is a heuristic.
+
+    ``ask``/``ask_async`` send ``judge_input.system`` as the system message and
+    ``judge_input.user`` as the user message (HTTP judges send nothing else);
+    ``numbering`` is the same material, structured, for offline judges. They return
+    the raw reply text with usage, model and latency in milliseconds, and raise
+    :class:`~jev.errors.TransportError` (timeout, connection, HTTP status, bad body)
+    or :class:`~jev.errors.ContextLengthError`. ``close`` releases connections and
+    is idempotent.
+    """
+
+    info: JudgeInfo
+
+    def ask(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
+        """Ask once; return the raw answer (see the class docstring)."""
+        ...
+
+    async def ask_async(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
+        """Async twin of :meth:`ask`: same result, same errors."""
+        ...
+
+    def close(self) -> None:
+        """Release resources (idempotent)."""
+        ...
+
+
+#: A judge factory: builds a judge from the profile's ``[judge]`` table.
+JudgeFactory = Callable[["JudgeSettings"], Judge]
+
+_lock = threading.Lock()
+_registry: dict[str, JudgeFactory | str] = {
+    "rules": "jev.judges.rules:RulesJudge.from_settings",
+    "openai": "jev.judges.openai_compat:OpenAIJudge.from_settings",
+    "anthropic": "jev.judges.anthropic:AnthropicJudge.from_settings",
+    "scripted": "jev.judges.scripted:ScriptedJudge.from_settings",
+}
+
+
+def register_judge(name: str, factory: JudgeFactory | str) -> None:
+    """Register (or replace) the judge called ``name`` (SPEC §10 ``judge.provider``).
+
+    Args:
+        name: the provider name users put in ``judge.provider`` (non-empty, no
+            whitespace).
+        factory: a callable ``JudgeSettings -> Judge``, or a lazy ``"module:attr"``
+            path (``attr`` may be dotted, e.g. ``"pkg.mod:Class.from_settings"``)
+            imported only when the judge is first created.
+
+    Raises:
+        ValueError: for an empty name, a name with whitespace, or a string factory
+            that is not of the form ``"module:attr"``.
+    """
+    if not name or any(ch.isspace() for ch in name):
+        raise ValueError(f"judge name must be non-empty without whitespace, got {name!r}")
+    if isinstance(factory, str):
+        module, sep, attr = factory.partition(":")
+        if not (module and sep and attr):
+            raise ValueError(f"lazy judge factory must look like 'module:attr', got {factory!r}")
+    elif not callable(factory):
+        raise ValueError(f"judge factory for {name!r} must be callable or 'module:attr'")
+    with _lock:
+        _registry[name] = factory
+
+
+def judge_names() -> list[str]:
+    """The registered judge names, sorted (cheap: imports no judge module)."""
+    with _lock:
+        return sorted(_registry)
+
+
+def _resolve(name: str, path: str) -> JudgeFactory:
+    module_name, _, attr = path.partition(":")
+    try:
+        obj: object = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise SettingsError(
+            f"judge {name!r} cannot be loaded: module {module_name} failed to import "
+            f"({type(exc).__name__}: {exc}); reinstall Jev or choose another "
+            "judge.provider"
+        ) from exc
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise SettingsError(
+                f"judge {name!r} cannot be loaded: {path} does not exist; reinstall Jev "
+                "or choose another judge.provider"
+            ) from None
+    if not callable(obj):
+        raise SettingsError(f"judge {name!r} cannot be loaded: {path} is not callable")
+    factory: JudgeFactory = obj
+    return factory
+
+
+def create_judge(settings: JudgeSettings) -> Judge:
+    """Build the judge named by ``settings.provider`` (SPEC §10, §13).
+
+    Args:
+        settings: the profile's ``[judge]`` table.
+
+    Returns:
+        a ready judge; call ``close()`` when done.
+
+    Raises:
+        UsageError: the provider name is not registered (the message lists the
+            registered names).
+        SettingsError: the judge cannot be loaded, or refuses the settings (e.g. an
+            HTTP judge without a model).
+    """
+    name = settings.provider
+    with _lock:
+        entry = _registry.get(name)
+    if entry is None:
+        raise UsageError(
+            f"unknown judge provider {name!r}; registered judges: "
+            f"{', '.join(judge_names())}. Set one with `jev settings set judge.provider NAME`"
+        )
+    if isinstance(entry, str):
+        factory = _resolve(name, entry)
+        with _lock:
+            if _registry.get(name) == entry:
+                _registry[name] = factory
+    else:
+        factory = entry
+    return factory(settings)

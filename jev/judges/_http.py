@@ -1,0 +1,419 @@
+"""The one boundary where httpx errors become :mod:`jev.errors` (SPEC §6, §11, §13).
+
+Both HTTP judges (``openai``, ``anthropic``) POST one JSON body per judge call through
+:class:`JsonPoster` and get back the parsed JSON object plus the latency. Every failure
+is classified here, never retried here (the core retries):
+
+==========================================  =================================  =========
+what happened                               raised                             retryable
+==========================================  =================================  =========
+no answer within ``timeout_s``, HTTP 408    ``TransportError(kind="timeout")``  yes
+connection refused, DNS failure, reset      ``TransportError(kind="connection")`` yes
+HTTP 429                                    ``kind="rate-limited"`` +           yes
+                                            ``retry_after_s`` (≤ 120 s)
+HTTP 5xx (incl. Anthropic 529 overloaded)   ``kind="http-5xx"`` (+ Retry-After) yes
+HTTP 401 / 403                              ``kind="auth"``                     no
+HTTP 413, or 4xx naming a too-long prompt   :class:`~jev.errors.ContextLengthError` no
+other HTTP 4xx (400, 404, 422, …)           ``kind="http-4xx"``                 no
+other non-2xx (1xx/3xx: redirects)          ``kind="http-status"``              no
+2xx whose body is not a JSON object         ``kind="bad-body"``                 yes
+==========================================  =================================  =========
+
+Status errors are raised as :class:`ProviderHTTPError` (a ``TransportError``) carrying
+the provider's own short error message (``provider_message``), so a judge can do
+capability negotiation (e.g. drop ``response_format`` once) without parsing text twice.
+
+Secrets: messages are built here from the endpoint and status only; the provider's
+error text is included after every configured secret is replaced by ``***`` (401/403
+bodies are never included: OpenAI echoes part of the key there). httpx's own
+exceptions are never chained (``raise … from None``), so no request object (which holds
+the headers) is reachable from a Jev exception. Logs (logger ``jev.judges``) carry the
+URL, status and latency, never headers or bodies.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import logging
+import math
+import os
+import re
+import time
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+
+from jev.errors import ContextLengthError, TransportError
+
+__all__ = [
+    "MAX_RETRY_AFTER_S",
+    "JsonPoster",
+    "ProviderHTTPError",
+    "is_context_length_message",
+    "parse_retry_after",
+    "read_api_key",
+]
+
+log = logging.getLogger("jev.judges")
+
+#: Longest wait (seconds) honoured from a ``Retry-After`` header; larger values are capped.
+MAX_RETRY_AFTER_S = 120.0
+#: Characters of a provider's error message kept in Jev's messages.
+_EXCERPT_CHARS = 300
+
+# Lower-case phrases providers use when the input does not fit the model's context:
+# OpenAI / DeepSeek / vLLM ("maximum context length"), OpenAI code
+# "context_length_exceeded", Anthropic ("prompt is too long"), llama.cpp
+# ("exceeds the available context size", type "exceed_context_size_error"), others.
+_CONTEXT_MARKERS = (
+    "context_length_exceeded",
+    "maximum context length",
+    "context length exceeded",
+    "context window",
+    "exceeds the available context",
+    "exceed_context_size",
+    "prompt is too long",
+    "too many tokens",
+    "input is too long",
+    "reduce the length",
+    "string_above_max_length",
+)
+
+
+class ProviderHTTPError(TransportError):
+    """A non-2xx HTTP status from the provider (SPEC §6), already classified.
+
+    Attributes:
+        provider_message: the provider's own error message (``error.message`` of the
+            JSON body, else the start of the body), with secrets replaced by ``***``,
+            at most 300 characters; ``""`` for 401/403 (never shown).
+        provider_code: ``error.code`` or ``error.type`` of the JSON body, if any.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str,
+        status: int,
+        retry_after_s: float | None,
+        retryable: bool,
+        provider_message: str,
+        provider_code: str,
+    ) -> None:
+        super().__init__(
+            message, kind=kind, status=status, retry_after_s=retry_after_s, retryable=retryable
+        )
+        self.provider_message = provider_message
+        self.provider_code = provider_code
+
+
+def parse_retry_after(headers: Mapping[str, str], *, now: datetime | None = None) -> float | None:
+    """Seconds to wait before retrying, from response headers, capped at 120 s.
+
+    Reads ``retry-after-ms`` (milliseconds, sent by OpenAI) first, then
+    ``Retry-After`` as delay-seconds (integer or decimal) or an HTTP-date (RFC 9110
+    §10.2.3). Negative delays and dates in the past give ``0.0``.
+
+    Args:
+        headers: response headers (case-insensitive mapping, e.g. ``httpx.Headers``).
+        now: the current time for HTTP-dates (defaults to the system clock, UTC).
+
+    Returns:
+        the delay in seconds (0 … :data:`MAX_RETRY_AFTER_S`), or ``None`` when no
+        usable header is present.
+    """
+    lowered = {k.lower(): v for k, v in headers.items()}
+    raw_ms = lowered.get("retry-after-ms", "").strip()
+    if raw_ms:
+        try:
+            ms = float(raw_ms)
+        except ValueError:
+            ms = math.nan
+        if math.isfinite(ms):
+            return _clamp_delay(ms / 1000.0)
+    raw = lowered.get("retry-after", "").strip()
+    if not raw:
+        return None
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = math.nan
+    if math.isfinite(seconds):
+        return _clamp_delay(seconds)
+    try:
+        when = email.utils.parsedate_to_datetime(raw)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    current = now or datetime.now(UTC)
+    return _clamp_delay((when - current).total_seconds())
+
+
+def _clamp_delay(seconds: float) -> float:
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER_S)
+
+
+def read_api_key(env_name: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """The API key held by environment variable ``env_name``, or ``None`` when unset
+    or blank (SPEC §10: only the variable's name is ever stored). Surrounding
+    whitespace is stripped. ``environ`` defaults to :data:`os.environ`."""
+    source = os.environ if environ is None else environ
+    value = source.get(env_name, "").strip()
+    return value or None
+
+
+def is_context_length_message(text: str) -> bool:
+    """True when a provider's error text says the input exceeds the model's context.
+
+    Matches OpenAI (``context_length_exceeded``, "maximum context length"), Anthropic
+    ("prompt is too long"), llama.cpp, vLLM and DeepSeek wordings (SPEC §7: the
+    character budget does not promise the provider's token capacity).
+    """
+    lowered = text.lower()
+    return any(marker in lowered for marker in _CONTEXT_MARKERS)
+
+
+class JsonPoster:
+    """POSTs JSON bodies to one provider endpoint and classifies every failure.
+
+    One instance per judge. The sync client is created on first use and reused
+    (``httpx.Client`` is safe to share between threads); :meth:`post_async` opens a
+    fresh ``httpx.AsyncClient`` per call, because async connection pools are bound to
+    the event loop they were first used in and a judge may serve several
+    ``asyncio.run`` calls — one connection set-up is small next to a model's latency.
+
+    Args:
+        label: who is being called, for messages, e.g. ``"the openai judge at
+            https://api.openai.com/v1"``.
+        timeout_s: seconds allowed for the whole call (connect, write, read) (> 0).
+        key_env: name of the environment variable that holds the API key, named in
+            authentication messages (never its value).
+        key_present: whether that variable held a key (to say "it is not set").
+        secrets: strings that must never appear in any message (the API key).
+    """
+
+    __slots__ = ("_client", "_secrets", "key_env", "key_present", "label", "timeout_s")
+
+    def __init__(
+        self,
+        *,
+        label: str,
+        timeout_s: float,
+        key_env: str,
+        key_present: bool,
+        secrets: Sequence[str] = (),
+    ) -> None:
+        if not timeout_s > 0:
+            raise ValueError(f"timeout_s must be > 0 seconds, got {timeout_s!r}")
+        self.label = label
+        self.timeout_s = float(timeout_s)
+        self.key_env = key_env
+        self.key_present = key_present
+        self._secrets = tuple(s for s in secrets if s)
+        self._client: httpx.Client | None = None
+
+    def __repr__(self) -> str:
+        return f"JsonPoster(label={self.label!r}, timeout_s={self.timeout_s!r})"
+
+    # -- public -----------------------------------------------------------------
+
+    def post(
+        self, url: str, headers: Mapping[str, str], body: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], float]:
+        """POST ``body`` as JSON to ``url``; return ``(json_object, latency_ms)``.
+
+        Raises:
+            TransportError: timeout, connection failure, HTTP error or bad body (see
+                the module table); ``ContextLengthError`` for a too-long input.
+        """
+        if self._client is None:
+            self._client = httpx.Client(timeout=self.timeout_s, follow_redirects=False)
+        started = time.perf_counter()
+        try:
+            response = self._client.post(url, headers=dict(headers), json=body)
+        except httpx.HTTPError as exc:
+            raise self._translate_exception(exc) from None
+        latency_ms = (time.perf_counter() - started) * 1000.0
+        return self._finish(url, response, latency_ms), latency_ms
+
+    async def post_async(
+        self, url: str, headers: Mapping[str, str], body: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], float]:
+        """Async twin of :meth:`post` (same result, same errors)."""
+        started = time.perf_counter()
+        try:
+            async with httpx.AsyncClient(timeout=self.timeout_s, follow_redirects=False) as client:
+                response = await client.post(url, headers=dict(headers), json=body)
+        except httpx.HTTPError as exc:
+            raise self._translate_exception(exc) from None
+        latency_ms = (time.perf_counter() - started) * 1000.0
+        return self._finish(url, response, latency_ms), latency_ms
+
+    def close(self) -> None:
+        """Close the sync connection pool (idempotent)."""
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def redact(self, text: str) -> str:
+        """``text`` with every configured secret (and any ``sk-…`` token starting
+        with the same 8 characters) replaced by ``***``."""
+        for secret in self._secrets:
+            text = text.replace(secret, "***")
+            if len(secret) >= 8:
+                text = re.sub(re.escape(secret[:8]) + r"\S*", "***", text)
+        return text
+
+    # -- internals ----------------------------------------------------------------
+
+    def _finish(self, url: str, response: httpx.Response, latency_ms: float) -> dict[str, Any]:
+        log.debug("POST %s -> HTTP %s in %.0f ms", url, response.status_code, latency_ms)
+        if not 200 <= response.status_code < 300:
+            raise self._status_error(response)
+        try:
+            data = json.loads(response.content)
+        except (ValueError, UnicodeDecodeError):
+            data = None
+        if not isinstance(data, dict):
+            excerpt = self._excerpt(response.text) or "(empty)"
+            raise TransportError(
+                f"{self.label} answered HTTP {response.status_code} but the body is not a "
+                f"JSON object (starts with: {excerpt!r}); check that judge.base_url points "
+                "at an OpenAI-compatible or Anthropic API, or retry",
+                kind="bad-body",
+                status=response.status_code,
+                retryable=True,
+            )
+        return data
+
+    def _translate_exception(self, exc: httpx.HTTPError) -> TransportError:
+        name = type(exc).__name__
+        log.debug("request to %s failed: %s", self.label, name)
+        if isinstance(exc, httpx.TimeoutException):
+            return TransportError(
+                f"{self.label} did not answer within {self.timeout_s:g} s ({name}); raise "
+                "judge.timeout_s (`jev settings set judge.timeout_s N`) or check the server",
+                kind="timeout",
+            )
+        if isinstance(exc, httpx.TransportError):
+            reason = self._excerpt(str(exc)) or name
+            return TransportError(
+                f"could not connect to {self.label} ({name}: {reason}); check "
+                "judge.base_url, that the server is running, and the network",
+                kind="connection",
+            )
+        return TransportError(
+            f"the request to {self.label} failed ({name}); check judge.base_url and retry",
+            kind="connection",
+        )
+
+    def _status_error(self, response: httpx.Response) -> TransportError:
+        status = response.status_code
+        provider_message, provider_code = self._provider_error(response)
+        detail = f": {provider_message}" if provider_message else ""
+        retry_after = parse_retry_after(response.headers)
+
+        def make(kind: str, message: str, retryable: bool) -> ProviderHTTPError:
+            return ProviderHTTPError(
+                message,
+                kind=kind,
+                status=status,
+                retry_after_s=retry_after if retryable else None,
+                retryable=retryable,
+                provider_message=provider_message,
+                provider_code=provider_code,
+            )
+
+        if status in (401, 403):
+            state = "is set" if self.key_present else "is not set"
+            return make(
+                "auth",
+                f"{self.label} refused the credentials (HTTP {status}); check that the "
+                f"environment variable {self.key_env} holds a valid API key (it {state}) "
+                "or set judge.api_key_env to the variable that does",
+                False,
+            )
+        if status == 429:
+            wait = f"; it asked to wait {retry_after:g} s" if retry_after is not None else ""
+            return make(
+                "rate-limited",
+                f"{self.label} is rate-limiting requests (HTTP 429){wait}{detail}; retry "
+                "later or lower the request rate",
+                True,
+            )
+        if status >= 500:
+            return make(
+                "http-5xx",
+                f"{self.label} had a server error (HTTP {status}){detail}; this is usually "
+                "temporary: retry later or check the server",
+                True,
+            )
+        if status == 408:
+            return make(
+                "timeout",
+                f"{self.label} timed out the request (HTTP 408){detail}; retry, or raise "
+                "judge.timeout_s",
+                True,
+            )
+        context_text = f"{provider_code} {provider_message}"
+        if status == 413 or (400 <= status < 500 and is_context_length_message(context_text)):
+            return ContextLengthError(
+                f"{self.label} refused the input as too long for the model (HTTP {status})"
+                f"{detail}; use a model with a larger context, or lower evidence_chars so "
+                "such turns are refused before any judge call",
+                status=status,
+            )
+        if 400 <= status < 500:
+            return make(
+                "http-4xx",
+                f"{self.label} rejected the request (HTTP {status}){detail}; check "
+                "judge.model and judge.base_url",
+                False,
+            )
+        return make(
+            "http-status",
+            f"{self.label} answered with unexpected HTTP {status} (redirects are not "
+            "followed); check judge.base_url",
+            False,
+        )
+
+    def _provider_error(self, response: httpx.Response) -> tuple[str, str]:
+        """The provider's ``(message, code)`` from an error body, redacted."""
+        if response.status_code in (401, 403):
+            return "", ""
+        message = ""
+        code = ""
+        try:
+            data = json.loads(response.content)
+        except (ValueError, UnicodeDecodeError):
+            data = None
+        if isinstance(data, dict):
+            err = data.get("error", data)
+            if isinstance(err, dict):
+                if isinstance(err.get("message"), str):
+                    message = err["message"]
+                for key in ("code", "type"):
+                    if isinstance(err.get(key), str) and err[key]:
+                        code = err[key]
+                        break
+            elif isinstance(err, str):
+                message = err
+            if not message and isinstance(data.get("detail"), str):
+                message = data["detail"]
+        if not message:
+            try:
+                message = response.text
+            except (UnicodeDecodeError, LookupError):
+                message = ""
+        return self._excerpt(message), self.redact(code)[:80]
+
+    def _excerpt(self, text: str) -> str:
+        flat = " ".join(self.redact(text).split())
+        if len(flat) > _EXCERPT_CHARS:
+            flat = flat[: _EXCERPT_CHARS - 1] + "…"
+        return flat

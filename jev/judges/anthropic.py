@@ -1,0 +1,225 @@
+"""The ``anthropic`` judge: Anthropic Messages API over httpx (SPEC §13).
+
+One call is ``POST {base_url}/v1/messages`` with headers ``x-api-key`` (only when the
+variable named by ``judge.api_key_env``, default ``ANTHROPIC_API_KEY``, holds a
+value) and ``anthropic-version: 2023-06-01``, and the body::
+
+    {"model": ..., "max_tokens": 256, "temperature": ...,
+     "system": [{"type": "text", "text": <rules>,
+                 "cache_control": {"type": "ephemeral"}}],
+     "messages": [{"role": "user", "content": <material>}]}
+
+The system block carries ``cache_control`` so the fixed rules (identical across
+audits, SPEC §5) are a prompt-cache prefix; prompts shorter than the model's minimum
+cacheable length are simply processed uncached (no error).
+
+``judge.base_url`` is the API root like the SDK's ``ANTHROPIC_BASE_URL`` (default
+``https://api.anthropic.com``); a trailing ``/v1`` is tolerated and not doubled.
+
+The reply text is the concatenation of the ``text`` blocks of ``content`` (an empty
+list gives ``""``, which the core turns into ``reply-missing``). Usage: input tokens
+are ``input_tokens`` plus any ``cache_creation_input_tokens`` and
+``cache_read_input_tokens`` (the whole prompt), output tokens are ``output_tokens``.
+
+Errors are classified by :mod:`jev.judges._http`: 429 (with ``retry-after``) and 529
+``overloaded_error`` are retryable; ``invalid_request_error`` "prompt is too long" is
+a :class:`~jev.errors.ContextLengthError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from jev.domain import JudgeAnswer, JudgeInfo, JudgeInput, JudgeSettings, Numbering, Usage
+from jev.errors import ContextLengthError, SettingsError, TransportError
+from jev.judges._http import JsonPoster, is_context_length_message, read_api_key
+
+__all__ = [
+    "ANTHROPIC_VERSION",
+    "DEFAULT_BASE_URL",
+    "DEFAULT_KEY_ENV",
+    "MAX_TOKENS",
+    "AnthropicJudge",
+]
+
+#: Used when ``judge.base_url`` is empty.
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+#: Used when ``judge.api_key_env`` is empty.
+DEFAULT_KEY_ENV = "ANTHROPIC_API_KEY"
+#: The ``anthropic-version`` header value.
+ANTHROPIC_VERSION = "2023-06-01"
+#: ``max_tokens`` per reply: the verdict JSON is a few dozen tokens.
+MAX_TOKENS = 256
+
+
+class AnthropicJudge:
+    """Judge over the Anthropic Messages API (see the module docstring).
+
+    Args:
+        model: model name (required; e.g. ``claude-haiku-4-5``).
+        base_url: API root ("" = :data:`DEFAULT_BASE_URL`).
+        api_key_env: environment variable holding the key ("" = ``ANTHROPIC_API_KEY``).
+        timeout_s: seconds per call (> 0).
+        temperature: sampling temperature (Anthropic accepts 0 … 1).
+        max_tokens: reply token cap.
+        environ: where to read the key (defaults to :data:`os.environ`).
+
+    Raises:
+        SettingsError: ``model`` is empty.
+    """
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str = "",
+        api_key_env: str = "",
+        timeout_s: float = 60.0,
+        temperature: float = 0.0,
+        max_tokens: int = MAX_TOKENS,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        if not model.strip():
+            raise SettingsError(
+                "judge.model is empty; the anthropic judge needs a model name, e.g. "
+                "`jev settings set judge.model claude-haiku-4-5`"
+            )
+        base = (base_url or DEFAULT_BASE_URL).rstrip("/")
+        if base.endswith("/v1"):
+            base = base[: -len("/v1")]
+        self.base_url = base
+        self.url = base + "/v1/messages"
+        self.api_key_env = api_key_env or DEFAULT_KEY_ENV
+        self.temperature = float(temperature)
+        self.max_tokens = int(max_tokens)
+        self.info = JudgeInfo(provider="anthropic", model=model, heuristic=False)
+        key = read_api_key(self.api_key_env, environ)
+        self._key = key
+        self._poster = JsonPoster(
+            label=f"the anthropic judge at {self.base_url}",
+            timeout_s=timeout_s,
+            key_env=self.api_key_env,
+            key_present=key is not None,
+            secrets=(key,) if key else (),
+        )
+
+    @classmethod
+    def from_settings(cls, settings: JudgeSettings) -> AnthropicJudge:
+        """Registry factory: build from a profile's ``[judge]`` table (SPEC §10).
+
+        Raises:
+            SettingsError: ``judge.model`` is empty.
+        """
+        return cls(
+            model=settings.model,
+            base_url=settings.base_url,
+            api_key_env=settings.api_key_env,
+            timeout_s=settings.timeout_s,
+            temperature=settings.temperature,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"AnthropicJudge(model={self.info.model!r}, base_url={self.base_url!r}, "
+            f"api_key_env={self.api_key_env!r}, key_set={self._key is not None})"
+        )
+
+    # -- Judge protocol -----------------------------------------------------------
+
+    def ask(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
+        """POST one message; return the raw reply text (see the module docstring).
+
+        Raises:
+            TransportError: timeout, connection, HTTP status or bad body.
+            ContextLengthError: "prompt is too long" and similar.
+        """
+        del numbering  # the material is already in judge_input.user
+        data, latency_ms = self._poster.post(self.url, self._headers(), self._body(judge_input))
+        return self._answer(data, latency_ms)
+
+    async def ask_async(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
+        """Async twin of :meth:`ask` (same request, result and errors)."""
+        del numbering
+        data, latency_ms = await self._poster.post_async(
+            self.url, self._headers(), self._body(judge_input)
+        )
+        return self._answer(data, latency_ms)
+
+    def close(self) -> None:
+        """Close the connection pool (idempotent)."""
+        self._poster.close()
+
+    # -- internals ----------------------------------------------------------------
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Accept": "application/json", "anthropic-version": ANTHROPIC_VERSION}
+        if self._key is not None:
+            headers["x-api-key"] = self._key
+        return headers
+
+    def _body(self, judge_input: JudgeInput) -> dict[str, Any]:
+        return {
+            "model": self.info.model,
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+            "system": [
+                {
+                    "type": "text",
+                    "text": judge_input.system,
+                    "cache_control": {"type": "ephemeral"},
+                }
+            ],
+            "messages": [{"role": "user", "content": judge_input.user}],
+        }
+
+    def _answer(self, data: dict[str, Any], latency_ms: float) -> JudgeAnswer:
+        if data.get("type") == "error":
+            err = data.get("error")
+            raw = err.get("message", "") if isinstance(err, dict) else ""
+            message = self._poster.redact(" ".join(str(raw).split()))[:300]
+            if is_context_length_message(message):
+                raise ContextLengthError(
+                    f"{self._poster.label} refused the input as too long for the model: "
+                    f"{message}; use a model with a larger context, or lower evidence_chars",
+                    status=200,
+                )
+            raise TransportError(
+                f"{self._poster.label} answered HTTP 200 with an error instead of a "
+                f"message: {message or '(no message)'}; retry, or check judge.model",
+                kind="provider-error",
+                status=200,
+                retryable=True,
+            )
+        content = data.get("content")
+        text = ""
+        if isinstance(content, list):
+            text = "".join(
+                block["text"]
+                for block in content
+                if isinstance(block, dict)
+                and block.get("type") == "text"
+                and isinstance(block.get("text"), str)
+            )
+        usage = data.get("usage")
+        return JudgeAnswer(
+            text=text,
+            usage=_usage(usage) if isinstance(usage, dict) else None,
+            model=data["model"] if isinstance(data.get("model"), str) else self.info.model,
+            latency_ms=latency_ms,
+        )
+
+
+def _usage(usage: dict[str, Any]) -> Usage:
+    def num(key: str) -> int | None:
+        value = usage.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    parts = [
+        num(k) for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    ]
+    present = [p for p in parts if p is not None]
+    return Usage(
+        input_tokens=sum(present) if parts[0] is not None else None,
+        output_tokens=num("output_tokens"),
+    )

@@ -1,0 +1,271 @@
+"""The ``openai`` judge: any OpenAI-compatible Chat Completions endpoint (SPEC §13).
+
+Works with OpenAI, DeepSeek, OpenRouter, vLLM, llama.cpp server, LM Studio and
+Ollama. ``judge.base_url`` is used as given plus ``/chat/completions`` (exactly like
+the OpenAI SDK's ``base_url``), so it normally ends in ``/v1``:
+
+==============  ==========================================
+provider        judge.base_url
+==============  ==========================================
+OpenAI          ``""`` (= ``https://api.openai.com/v1``)
+DeepSeek        ``https://api.deepseek.com/v1``
+Ollama          ``http://localhost:11434/v1`` (no key needed)
+vLLM / LM Studio  ``http://HOST:PORT/v1``
+==============  ==========================================
+
+The key comes from the environment variable named by ``judge.api_key_env`` (default
+``OPENAI_API_KEY``); the ``Authorization: Bearer`` header is sent only when that
+variable holds a value, so local servers work without one.
+
+One call sends exactly two messages, ``system`` = the fixed rules and ``user`` = the
+material (SPEC §5: rules first so providers can cache the prefix), with
+``temperature`` and ``response_format: {"type": "json_object"}``. If the provider
+rejects ``response_format`` (HTTP 400/422 naming it), the same call is repeated once
+without it and this judge instance stops sending it — capability negotiation, not a
+technical retry.
+
+The reply text is ``choices[0].message.content`` (text parts joined when the
+provider sends a list). An empty ``choices`` list or a missing/null content gives a
+:class:`~jev.domain.JudgeAnswer` with ``text=""``: the core's reply parser turns that
+into the ``reply-missing`` response error, so every unusable reply is classified in
+one place (``jev.reply``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from jev.domain import JudgeAnswer, JudgeInfo, JudgeInput, JudgeSettings, Numbering, Usage
+from jev.errors import ContextLengthError, SettingsError, TransportError
+from jev.judges._http import (
+    JsonPoster,
+    ProviderHTTPError,
+    is_context_length_message,
+    read_api_key,
+)
+
+__all__ = ["DEFAULT_BASE_URL", "DEFAULT_KEY_ENV", "OpenAIJudge"]
+
+#: Used when ``judge.base_url`` is empty.
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: Used when ``judge.api_key_env`` is empty.
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+
+_FORMAT_MARKERS = ("response_format", "json_object", "json mode", "json_mode")
+
+
+class OpenAIJudge:
+    """Judge over OpenAI-compatible Chat Completions (see the module docstring).
+
+    Args:
+        model: model name sent as ``model`` (required; e.g. ``gpt-4o-mini``,
+            ``deepseek-chat``, ``qwen2.5:7b`` for Ollama).
+        base_url: API base ("" = :data:`DEFAULT_BASE_URL`); ``/chat/completions`` is
+            appended after stripping a trailing ``/``.
+        api_key_env: environment variable holding the key ("" = ``OPENAI_API_KEY``).
+        timeout_s: seconds per call (> 0).
+        temperature: sampling temperature (0 … 2).
+        environ: where to read the key (defaults to :data:`os.environ`).
+
+    Raises:
+        SettingsError: ``model`` is empty.
+    """
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str = "",
+        api_key_env: str = "",
+        timeout_s: float = 60.0,
+        temperature: float = 0.0,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        if not model.strip():
+            raise SettingsError(
+                "judge.model is empty; the openai judge needs a model name, e.g. "
+                "`jev settings set judge.model gpt-4o-mini` (or the name your "
+                "OpenAI-compatible server serves)"
+            )
+        self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
+        self.url = self.base_url + "/chat/completions"
+        self.api_key_env = api_key_env or DEFAULT_KEY_ENV
+        self.temperature = float(temperature)
+        self.info = JudgeInfo(provider="openai", model=model, heuristic=False)
+        key = read_api_key(self.api_key_env, environ)
+        self._key = key
+        self._json_mode = True
+        self._lock = threading.Lock()
+        self._poster = JsonPoster(
+            label=f"the openai judge at {self.base_url}",
+            timeout_s=timeout_s,
+            key_env=self.api_key_env,
+            key_present=key is not None,
+            secrets=(key,) if key else (),
+        )
+
+    @classmethod
+    def from_settings(cls, settings: JudgeSettings) -> OpenAIJudge:
+        """Registry factory: build from a profile's ``[judge]`` table (SPEC §10).
+
+        Raises:
+            SettingsError: ``judge.model`` is empty.
+        """
+        return cls(
+            model=settings.model,
+            base_url=settings.base_url,
+            api_key_env=settings.api_key_env,
+            timeout_s=settings.timeout_s,
+            temperature=settings.temperature,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"OpenAIJudge(model={self.info.model!r}, base_url={self.base_url!r}, "
+            f"api_key_env={self.api_key_env!r}, key_set={self._key is not None})"
+        )
+
+    @property
+    def json_mode(self) -> bool:
+        """Whether ``response_format`` is still sent (False after a rejection)."""
+        return self._json_mode
+
+    # -- Judge protocol -----------------------------------------------------------
+
+    def ask(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
+        """POST one chat completion; return its raw content (see the module docstring).
+
+        Raises:
+            TransportError: timeout, connection, HTTP status or bad body
+                (classified by :mod:`jev.judges._http`).
+            ContextLengthError: the provider refused the input as too long.
+        """
+        del numbering  # the material is already in judge_input.user
+        json_mode = self._json_mode
+        try:
+            data, latency_ms = self._poster.post(
+                self.url, self._headers(), self._body(judge_input, json_mode)
+            )
+        except ProviderHTTPError as exc:
+            if not (json_mode and _rejects_response_format(exc)):
+                raise
+            self._drop_json_mode()
+            data, second_ms = self._poster.post(
+                self.url, self._headers(), self._body(judge_input, False)
+            )
+            latency_ms += second_ms
+        return self._answer(data, latency_ms)
+
+    async def ask_async(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
+        """Async twin of :meth:`ask` (same request, result and errors)."""
+        del numbering
+        json_mode = self._json_mode
+        try:
+            data, latency_ms = await self._poster.post_async(
+                self.url, self._headers(), self._body(judge_input, json_mode)
+            )
+        except ProviderHTTPError as exc:
+            if not (json_mode and _rejects_response_format(exc)):
+                raise
+            self._drop_json_mode()
+            data, second_ms = await self._poster.post_async(
+                self.url, self._headers(), self._body(judge_input, False)
+            )
+            latency_ms += second_ms
+        return self._answer(data, latency_ms)
+
+    def close(self) -> None:
+        """Close the connection pool (idempotent)."""
+        self._poster.close()
+
+    # -- internals ----------------------------------------------------------------
+
+    def _drop_json_mode(self) -> None:
+        with self._lock:
+            self._json_mode = False
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Accept": "application/json"}
+        if self._key is not None:
+            headers["Authorization"] = f"Bearer {self._key}"
+        return headers
+
+    def _body(self, judge_input: JudgeInput, json_mode: bool) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.info.model,
+            "messages": [
+                {"role": "system", "content": judge_input.system},
+                {"role": "user", "content": judge_input.user},
+            ],
+            "temperature": self.temperature,
+        }
+        if json_mode:
+            body["response_format"] = {"type": "json_object"}
+        return body
+
+    def _answer(self, data: dict[str, Any], latency_ms: float) -> JudgeAnswer:
+        if "choices" not in data and "error" in data:
+            # Some gateways answer HTTP 200 with an error object instead of a status.
+            err = data["error"]
+            raw = err.get("message", "") if isinstance(err, dict) else str(err)
+            message = self._poster.redact(" ".join(str(raw).split()))[:300]
+            if is_context_length_message(message):
+                raise ContextLengthError(
+                    f"{self._poster.label} refused the input as too long for the model: "
+                    f"{message}; use a model with a larger context, or lower evidence_chars",
+                    status=200,
+                )
+            raise TransportError(
+                f"{self._poster.label} answered HTTP 200 with an error instead of a "
+                f"completion: {message or '(no message)'}; retry, or check judge.model",
+                kind="provider-error",
+                status=200,
+                retryable=True,
+            )
+        text = ""
+        choices = data.get("choices")
+        if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+            message_obj = choices[0].get("message")
+            if isinstance(message_obj, dict):
+                text = _content_text(message_obj.get("content"))
+        usage = data.get("usage")
+        return JudgeAnswer(
+            text=text,
+            usage=Usage(
+                input_tokens=_int_or_none(usage, "prompt_tokens"),
+                output_tokens=_int_or_none(usage, "completion_tokens"),
+            )
+            if isinstance(usage, dict)
+            else None,
+            model=data["model"] if isinstance(data.get("model"), str) else self.info.model,
+            latency_ms=latency_ms,
+        )
+
+
+def _rejects_response_format(exc: ProviderHTTPError) -> bool:
+    if exc.status not in (400, 422):
+        return False
+    text = f"{exc.provider_code} {exc.provider_message}".lower()
+    return any(marker in text for marker in _FORMAT_MARKERS)
+
+
+def _content_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [
+            part["text"]
+            for part in content
+            if isinstance(part, dict) and isinstance(part.get("text"), str)
+        ]
+        return "".join(parts)
+    return ""
+
+
+def _int_or_none(usage: dict[str, Any], key: str) -> int | None:
+    value = usage.get(key)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return None
