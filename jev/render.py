@@ -1,0 +1,223 @@
+"""Render Jev's prompts and count the judge input against the budget (SPEC §5, §7, §9).
+
+This is the only module that imports jinja2. Templates live in the shipped
+``prompts/`` folder and are rendered by one cached environment with
+``autoescape=False`` (prompts are not HTML), ``StrictUndefined`` (a missing variable
+is a bug, not an empty string) and ``keep_trailing_newline=True``.
+
+The judge input has two parts:
+
+* ``system`` — ``judge_system.<lang>.j2``: the fixed rules only, identical for every
+  audit in a language, so providers with prompt caching reuse it as a prefix;
+* ``user`` — ``judge_user.<lang>.j2``: the reference list (which ids exist) and the
+  material as an inert data block, one JSON object per line between
+  :data:`OPEN_MARKER` and :data:`CLOSE_MARKER`.
+
+Material text goes in only through :func:`data_json`: ``json.dumps`` escapes quotes,
+newlines and control characters, and every ``<<<`` / ``>>>`` run is written as
+``\\u003c``/``\\u003e`` escapes, so the markers can never appear inside the block and
+nothing in the material can end the block or pose as instructions (SPEC §5).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from jev.domain import JudgeInput, Numbering
+from jev.errors import OverBudget, UsageError
+from jev.language import LANGUAGES
+from jev.resources import data_dir
+
+if TYPE_CHECKING:
+    import jinja2
+
+__all__ = [
+    "CLOSE_MARKER",
+    "MAX_BUDGET_CHARS",
+    "OPEN_MARKER",
+    "check_budget",
+    "data_json",
+    "judge_template_names",
+    "render_judge_input",
+    "render_template",
+    "rules_chars",
+    "template_hash",
+]
+
+#: Line that opens the material data block in the judge's user message.
+OPEN_MARKER = "<<<MATERIAL>>>"
+#: Line that closes the material data block; never appears inside the block.
+CLOSE_MARKER = "<<<END MATERIAL>>>"
+#: Largest accepted ``evidence_chars`` (SPEC §7, §10).
+MAX_BUDGET_CHARS = 1_000_000
+
+
+def data_json(value: Any) -> str:
+    """Serialise ``value`` as one line of inert JSON data for a prompt's data block.
+
+    ``json.dumps(..., ensure_ascii=False)`` (quotes, backslashes, newlines and control
+    characters escaped, CJK and emoji kept readable), then every ``<<<`` and ``>>>``
+    written as JSON ``\\u003c``/``\\u003e`` escapes so the block markers cannot occur.
+    ``json.loads`` of the result gives ``value`` back unchanged.
+    """
+    text = json.dumps(value, ensure_ascii=False)
+    if "<<<" in text:
+        text = text.replace("<<<", "\\u003c\\u003c\\u003c")
+    if ">>>" in text:
+        text = text.replace(">>>", "\\u003e\\u003e\\u003e")
+    return text
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(data_dir("prompts"))),
+        autoescape=False,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        auto_reload=False,
+    )
+    env.filters["data"] = data_json
+    return env
+
+
+def render_template(name: str, **context: Any) -> str:
+    """Render one shipped template of ``prompts/`` (e.g. ``supplement.en.j2``).
+
+    The environment is shared and cached; a ``data`` filter (:func:`data_json`) is
+    available for embedding material as inert JSON.
+
+    Args:
+        name: the template's file name inside ``prompts/``.
+        **context: the template's variables; every variable it uses must be given.
+
+    Returns:
+        The rendered text, trailing newline kept as in the template.
+
+    Raises:
+        jinja2.TemplateNotFound: no such template is shipped.
+        jinja2.UndefinedError: the template uses a variable missing from ``context``.
+    """
+    return _environment().get_template(name).render(**context)
+
+
+@cache
+def _source(name: str) -> str:
+    return (data_dir("prompts") / name).read_text(encoding="utf-8")
+
+
+def template_hash(*names: str) -> str:
+    """SHA-256 hex digest over the named templates' sources, in the order given.
+
+    Each name and its source enter the hash, so renaming or editing a template
+    changes it (records keep it for replay, SPEC §11).
+
+    Raises:
+        FileNotFoundError: a named template is not shipped.
+    """
+    digest = hashlib.sha256()
+    for name in names:
+        digest.update(name.encode("utf-8") + b"\0")
+        digest.update(_source(name).encode("utf-8") + b"\0")
+    return digest.hexdigest()
+
+
+def judge_template_names(language: str) -> tuple[str, str]:
+    """The (system, user) template names of the judge prompt for ``language``.
+
+    Raises:
+        UsageError: ``language`` is not ``en`` or ``zh``.
+    """
+    if language not in LANGUAGES:
+        raise UsageError(f"prompt language must be one of {', '.join(LANGUAGES)}, got {language!r}")
+    return f"judge_system.{language}.j2", f"judge_user.{language}.j2"
+
+
+def rules_chars(language: str) -> int:
+    """Characters of the fixed rules text (the judge's system message) in ``language``.
+
+    Raises:
+        UsageError: ``language`` is not ``en`` or ``zh``.
+    """
+    return len(render_template(judge_template_names(language)[0]))
+
+
+def render_judge_input(numbering: Numbering, language: str) -> JudgeInput:
+    """Render the whole judge input for one audit (SPEC §5).
+
+    Args:
+        numbering: the numbered material (:func:`jev.positions.number`).
+        language: ``"en"`` or ``"zh"`` (:func:`jev.language.resolve_language`).
+
+    Returns:
+        A :class:`~jev.domain.JudgeInput`: ``system`` = the fixed rules, ``user`` =
+        the reference list plus the material data block (one JSON object per position:
+        ``{"id", "msg", "text"}`` for request segments, ``{"id", "status", "text"}`` for
+        Todo items, ``{"id", "text"}`` for answer segments), ``template_hash`` over both
+        template sources.
+
+    Raises:
+        UsageError: ``language`` is not ``en`` or ``zh``.
+    """
+    system_name, user_name = judge_template_names(language)
+    records: list[dict[str, Any]] = []
+    counts = {"request": 0, "todo": 0, "answer": 0}
+    for p in numbering.positions:
+        if p.kind == "request":
+            records.append({"id": p.id, "msg": p.message, "text": p.text})
+        elif p.kind == "todo":
+            records.append({"id": p.id, "status": p.status, "text": p.text})
+        elif p.kind == "answer":
+            records.append({"id": p.id, "text": p.text})
+        else:
+            continue
+        counts[p.kind] += 1
+    user = render_template(
+        user_name,
+        records=records,
+        n_request=counts["request"],
+        n_todo=counts["todo"],
+        n_answer=counts["answer"],
+        n_messages=len(numbering.material.request),
+        open_marker=OPEN_MARKER,
+        close_marker=CLOSE_MARKER,
+    )
+    return JudgeInput(
+        system=render_template(system_name),
+        user=user,
+        language=language,
+        template_hash=template_hash(system_name, user_name),
+    )
+
+
+def check_budget(judge_input: JudgeInput, budget_chars: int) -> None:
+    """Refuse a judge input larger than the budget; never truncate (SPEC §7).
+
+    Args:
+        judge_input: the rendered input; its size is ``judge_input.chars``
+            (characters of rules + reference list + material).
+        budget_chars: ``evidence_chars``, an ``int`` in 1 … 1,000,000.
+
+    Raises:
+        UsageError: ``budget_chars`` is not an int (``bool`` is refused) or is outside
+            1 … 1,000,000.
+        OverBudget: ``judge_input.chars > budget_chars`` (carries both numbers).
+    """
+    if not isinstance(budget_chars, int) or isinstance(budget_chars, bool):
+        raise UsageError(
+            f"evidence_chars must be a whole number of characters, got {budget_chars!r}; "
+            f"use an integer from 1 to {MAX_BUDGET_CHARS:,}."
+        )
+    if not 1 <= budget_chars <= MAX_BUDGET_CHARS:
+        raise UsageError(
+            f"evidence_chars must be from 1 to {MAX_BUDGET_CHARS:,} characters, "
+            f"got {budget_chars:,}."
+        )
+    size = judge_input.chars
+    if size > budget_chars:
+        raise OverBudget(size, budget_chars)
