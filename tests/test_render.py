@@ -112,7 +112,8 @@ def test_user_message_shape_and_reference_list() -> None:
     )
     user = render_judge_input(number(material), "en").user
     assert user.startswith(
-        "Positions: R1–R3 (request, 2 messages); T1–T2 (Todo items); A1 (final answer); none; all.\n"
+        "Positions: R1–R3 (request, 2 messages); T1–T2 (Todo items); A1 (final answer); "
+        "none; all.\n"
     )
     assert _records(user) == [
         {"id": "R1", "msg": 1, "text": "Fix A."},
