@@ -57,6 +57,9 @@ COMMANDS: dict[str, str] = {
     "enable": "jev.cli.settings_cmd",
     "disable": "jev.cli.settings_cmd",
     "profiles": "jev.cli.settings_cmd",
+    "install": "jev.cli.install_cmd",
+    "uninstall": "jev.cli.install_cmd",
+    "records": "jev.cli.records_cmd",
 }
 
 

@@ -1,0 +1,107 @@
+"""``jev install HOST`` and ``jev uninstall HOST``: add or remove Jev's hook entries.
+
+::
+
+    jev install claude-code [--scope user|project|local] [--profile P] [--enable] [--dry-run]
+    jev install codex [--scope user|project] [--profile P] [--enable] [--dry-run]
+    jev uninstall claude-code|codex [--scope …] [--dry-run]
+
+See :mod:`jev.hosts.install` for the files and the merge rules. Prints what changed
+(or the unified diff with ``--dry-run``, which writes nothing); exit 0 on success,
+2 for a usage problem (unknown scope, invalid JSON file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register", "run"]
+
+_HOSTS = ("claude-code", "codex")
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``install`` and ``uninstall`` subcommands (once, whichever name asks)."""
+    if "install" in subparsers.choices:
+        return
+    for verb in ("install", "uninstall"):
+        parser = subparsers.add_parser(
+            verb,
+            help=f"{verb} Jev's stop hook for a host (claude-code, codex)",
+            description=(
+                f"{verb.capitalize()} Jev's hook entries in the host's hook configuration. "
+                "Other keys and hooks are kept untouched; a backup is written before any change."
+            ),
+        )
+        parser.add_argument("host", choices=_HOSTS, help="the agent host")
+        parser.add_argument(
+            "--scope",
+            default="user",
+            help="claude-code: user (default), project or local; codex: user (default) or project",
+        )
+        parser.add_argument(
+            "--project-dir",
+            type=Path,
+            default=None,
+            help="project root for --scope project/local (default: the current directory)",
+        )
+        parser.add_argument(
+            "--dry-run", action="store_true", help="show the diff and write nothing"
+        )
+        if verb == "install":
+            parser.add_argument(
+                "--profile",
+                default=None,
+                help="profile the hook uses (default: JEV_PROFILE or default)",
+            )
+            parser.add_argument(
+                "--enable", action="store_true", help="also enable the profile (enabled = true)"
+            )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``install`` or ``uninstall``; return the exit code (0 on success)."""
+    from jev.hosts.install import apply_plan, plan_install, plan_uninstall
+
+    out = sys.stdout
+    if args.command == "install":
+        from jev.settings import active_profile
+
+        profile = active_profile(args.profile) if args.profile else None
+        plan = plan_install(args.host, args.scope, profile=profile, project_dir=args.project_dir)
+    else:
+        profile = None
+        plan = plan_uninstall(args.host, args.scope, project_dir=args.project_dir)
+
+    if args.dry_run:
+        if plan.changed:
+            out.write(plan.diff())
+            out.write(f"dry run: {plan.path} was not changed.\n")
+        else:
+            out.write(f"{plan.path}: already up to date; nothing to change.\n")
+        if args.command == "install" and args.enable:
+            out.write(f"dry run: would enable profile {profile or 'in force'}.\n")
+        return 0
+
+    backup = apply_plan(plan)
+    if plan.changed:
+        for line in plan.changes:
+            out.write(f"{plan.path}: {line}\n")
+        if backup is not None:
+            out.write(f"backup of the previous file: {backup}\n")
+    else:
+        out.write(f"{plan.path}: already up to date; nothing changed.\n")
+    if args.command == "install" and args.enable:
+        from jev.settings import set_value
+
+        settings = set_value(profile, "enabled", "true")
+        out.write(f"profile {settings.profile}: enabled = true\n")
+    if args.command == "install" and args.host == "codex":
+        out.write(
+            "note: Codex runs hooks from hooks.json only after you review and trust them "
+            "(/hooks in Codex).\n"
+        )
+    return 0

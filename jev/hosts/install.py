@@ -1,0 +1,525 @@
+"""Installers: merge Jev's hook entries into a host's hook configuration (SPEC §12).
+
+Supported targets (HOSTS.md §1.1, §3.3):
+
+============  =======  ===============================================================
+host          scope    file
+============  =======  ===============================================================
+claude-code   user     ``$CLAUDE_CONFIG_DIR/settings.json`` or ``~/.claude/settings.json``
+claude-code   project  ``<project>/.claude/settings.json``
+claude-code   local    ``<project>/.claude/settings.local.json``
+codex         user     ``$CODEX_HOME/hooks.json`` or ``~/.codex/hooks.json``
+codex         project  ``<project>/.codex/hooks.json``
+============  =======  ===============================================================
+
+Both hosts use the same three-level shape, event → matcher group → handlers::
+
+    {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "…", "timeout": 210}]}]}}
+
+(Claude Code hooks reference, "Configuration"; Codex ``codex-rs/config/src/hook_config.rs``:
+the JSON key is ``timeout``, in seconds — see openai/codex issue #35382.) ``Stop`` has no
+matcher support in Claude Code, so Jev writes its group without a matcher; its
+``SessionStart`` group has no matcher either, so the context is re-added after
+``resume``, ``clear`` and ``compact`` too.
+
+Rules (issue 4 item 4): the merge is idempotent (a second install changes nothing and
+writes nothing), every other key, event and handler stays as it was (same order), a
+Jev handler already present is updated in place, a file that is not valid JSON is
+refused without writing, a backup of the previous file is written before any change,
+the write is atomic (temporary file + ``os.replace``), and a dry run produces the
+unified diff and writes nothing.
+
+Jev recognises its own handlers by their command: ``… jev hook <name> …`` where
+``<name>`` is one of Jev's hook names; handlers of other tools are never touched.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jev.errors import UsageError
+
+__all__ = [
+    "HOOK_NAMES",
+    "SCOPES",
+    "InstallPlan",
+    "apply_plan",
+    "config_path",
+    "hook_command",
+    "hook_timeout_s",
+    "is_jev_handler",
+    "jev_executable",
+    "plan_install",
+    "plan_uninstall",
+]
+
+#: Scopes each host's installer accepts.
+SCOPES: Mapping[str, tuple[str, ...]] = {
+    "claude-code": ("user", "project", "local"),
+    "codex": ("user", "project"),
+}
+
+#: Jev's hook entries per host: (event, hook name given to ``jev hook``).
+_ENTRIES: Mapping[str, tuple[tuple[str, str], ...]] = {
+    "claude-code": (("Stop", "claude-code"), ("SessionStart", "claude-code-session-start")),
+    "codex": (("Stop", "codex"),),
+}
+
+#: Every hook name ``jev hook`` accepts (longest first for the command pattern).
+HOOK_NAMES: tuple[str, ...] = (
+    "claude-code-session-start",
+    "claude-code",
+    "codex",
+    "gemini",
+    "cursor",
+)
+
+_JEV_COMMAND_RE = re.compile(
+    r"(?:^|[\s/\\\"'])jev(?:\.exe)?[\"']?\s+hook\s+(?P<name>"
+    + "|".join(re.escape(n) for n in HOOK_NAMES)
+    + r")(?=$|[\s\"';&|])"
+)
+
+#: Seconds added to the worst-case judge time for reading, storing and start-up.
+TIMEOUT_MARGIN_S = 30
+#: Timeout of the SessionStart handler (renders one short template), seconds.
+SESSION_START_TIMEOUT_S = 30
+#: Shown by Claude Code while the Stop hook runs (handler field ``statusMessage``).
+STATUS_MESSAGE = "Jev: checking the completion report"
+
+
+@dataclass(frozen=True, slots=True)
+class InstallPlan:
+    """A computed change of one host configuration file, not yet written.
+
+    Attributes:
+        host: ``claude-code`` or ``codex``.
+        scope: ``user``, ``project`` or ``local``.
+        path: the configuration file.
+        before: the file's text before the change (``None``: the file does not exist).
+        after: the text that would be written (equal to ``before`` when unchanged).
+        changes: one human line per change ("added Stop hook: …"); empty when unchanged.
+    """
+
+    host: str
+    scope: str
+    path: Path
+    before: str | None
+    after: str
+    changes: tuple[str, ...]
+
+    @property
+    def changed(self) -> bool:
+        """True when writing the plan would change the file."""
+        return bool(self.changes)
+
+    def diff(self) -> str:
+        """Unified diff from the current file to the planned one ("" when unchanged)."""
+        if not self.changed:
+            return ""
+        old = (self.before or "").splitlines(keepends=True)
+        new = self.after.splitlines(keepends=True)
+        label = str(self.path)
+        return "".join(
+            difflib.unified_diff(
+                old,
+                new,
+                fromfile=label if self.before is not None else "/dev/null",
+                tofile=label,
+            )
+        )
+
+
+# ------------------------------------------------------------------ paths and commands
+
+
+def config_path(host: str, scope: str, project_dir: Path | None = None) -> Path:
+    """The hook configuration file of ``host`` at ``scope`` (see the module table).
+
+    Args:
+        host: ``claude-code`` or ``codex``.
+        scope: one of :data:`SCOPES` ``[host]``.
+        project_dir: the project root for ``project``/``local`` (default: the cwd).
+
+    Raises:
+        UsageError: unknown host or a scope the host does not have.
+    """
+    if host not in SCOPES:
+        raise UsageError(
+            f"no installer for host {host!r}; available: {', '.join(SCOPES)}. "
+            "Gemini CLI and Cursor hooks are configured by hand (see README)."
+        )
+    if scope not in SCOPES[host]:
+        raise UsageError(
+            f"scope {scope!r} is not available for {host}; use one of: {', '.join(SCOPES[host])}"
+        )
+    project = (project_dir or Path.cwd()).absolute()
+    if host == "claude-code":
+        if scope == "user":
+            root = os.environ.get("CLAUDE_CONFIG_DIR")
+            base = Path(root).expanduser() if root else Path.home() / ".claude"
+            return base / "settings.json"
+        name = "settings.json" if scope == "project" else "settings.local.json"
+        return project / ".claude" / name
+    if scope == "user":
+        root = os.environ.get("CODEX_HOME")
+        base = Path(root).expanduser() if root else Path.home() / ".codex"
+        return base / "hooks.json"
+    return project / ".codex" / "hooks.json"
+
+
+def jev_executable() -> Path:
+    """Absolute path of the ``jev`` console script, so hooks work from any cwd.
+
+    Order: the running program when it is ``jev`` itself, ``jev`` next to the running
+    Python (a virtual environment's ``bin``), then ``jev`` on ``PATH``.
+
+    Raises:
+        UsageError: no ``jev`` executable can be found.
+    """
+    names = ("jev.exe", "jev") if sys.platform == "win32" else ("jev",)
+    argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if argv0 is not None and argv0.name in names and argv0.is_file():
+        return argv0.absolute()
+    scripts = Path(sys.executable).parent
+    for name in names:
+        candidate = scripts / name
+        if candidate.is_file():
+            return candidate.absolute()
+    found = shutil.which("jev")
+    if found:
+        return Path(found).absolute()
+    raise UsageError(
+        "cannot find the `jev` executable to write into the hook command; install Jev "
+        "with pip so that `jev` is on PATH, then run the installer again."
+    )
+
+
+def _quote(text: str) -> str:
+    if sys.platform == "win32":
+        return subprocess.list2cmdline([text])
+    return shlex.quote(text)
+
+
+def hook_command(name: str, profile: str | None = None, executable: Path | None = None) -> str:
+    """The shell command a host runs for Jev's hook ``name``.
+
+    ``<abs path of jev> hook <name>`` plus ``--profile P`` when a profile is named: an
+    argument, not a ``JEV_PROFILE=…`` prefix, so it works in every shell a host uses.
+
+    Raises:
+        UsageError: unknown hook name, or no ``jev`` executable (see :func:`jev_executable`).
+    """
+    if name not in HOOK_NAMES:
+        raise UsageError(f"unknown hook {name!r}; expected one of: {', '.join(HOOK_NAMES)}")
+    exe = executable or jev_executable()
+    parts = [_quote(str(exe)), "hook", name]
+    if profile:
+        parts += ["--profile", _quote(profile)]
+    return " ".join(parts)
+
+
+def hook_timeout_s(profile: str | None = None) -> int:
+    """The Stop handler's timeout in whole seconds for the profile's judge settings.
+
+    ``timeout_s × (technical_retries + 1)`` (every judge call may take its full time)
+    plus one capped ``Retry-After`` wait per retry (:data:`jev.audit.MAX_RETRY_WAIT_S`)
+    plus :data:`TIMEOUT_MARGIN_S`. With the shipped defaults (60 s, 1 retry): 210 s.
+
+    Raises:
+        jev.errors.SettingsError: the profile file is invalid.
+    """
+    from jev.audit import MAX_RETRY_WAIT_S
+    from jev.settings import load_settings
+
+    judge = load_settings(profile).judge
+    retries = judge.technical_retries
+    total = judge.timeout_s * (retries + 1) + MAX_RETRY_WAIT_S * retries + TIMEOUT_MARGIN_S
+    return math.ceil(total)
+
+
+def is_jev_handler(handler: object, names: tuple[str, ...] = HOOK_NAMES) -> bool:
+    """True when ``handler`` is a command handler running ``jev hook <one of names>``."""
+    if not isinstance(handler, Mapping):
+        return False
+    command = handler.get("command")
+    if not isinstance(command, str):
+        return False
+    match = _JEV_COMMAND_RE.search(command)
+    return bool(match and match.group("name") in names)
+
+
+# ------------------------------------------------------------------ reading and writing
+
+
+def _read(path: Path) -> tuple[str | None, dict[str, Any]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, {}
+    except OSError as exc:
+        raise UsageError(
+            f"cannot read {path}: {exc.strerror or exc}; nothing was written."
+        ) from None
+    if not text.strip():
+        return text, {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+            "nothing was written. Fix the file (or move it away) and run the command again."
+        ) from None
+    if not isinstance(data, dict):
+        raise UsageError(
+            f"{path} holds JSON but not an object at the top level; nothing was written. "
+            "Fix the file and run the command again."
+        )
+    return text, data
+
+
+def _indent_of(text: str | None) -> int | str:
+    if text:
+        for line in text.splitlines()[1:]:
+            stripped = line.lstrip(" \t")
+            if stripped and stripped != line:
+                lead = line[: len(line) - len(stripped)]
+                return "\t" if lead.startswith("\t") else max(1, min(len(lead), 8))
+    return 2
+
+
+def _dump(data: Mapping[str, Any], like: str | None) -> str:
+    return json.dumps(data, indent=_indent_of(like), ensure_ascii=False) + "\n"
+
+
+def _hooks_table(path: Path, data: dict[str, Any]) -> dict[str, Any]:
+    hooks = data.get("hooks")
+    if hooks is None:
+        return {}
+    if not isinstance(hooks, dict):
+        raise UsageError(
+            f'{path}: "hooks" is not an object; nothing was written. Fix the file and run '
+            "the command again."
+        )
+    return hooks
+
+
+def _groups(path: Path, hooks: Mapping[str, Any], event: str) -> list[Any]:
+    groups = hooks.get(event, [])
+    if not isinstance(groups, list):
+        raise UsageError(
+            f'{path}: "hooks.{event}" is not a list; nothing was written. Fix the file and '
+            "run the command again."
+        )
+    return groups
+
+
+def _handler(host: str, event: str, name: str, profile: str | None, timeout: int) -> dict[str, Any]:
+    handler: dict[str, Any] = {
+        "type": "command",
+        "command": hook_command(name, profile),
+        "timeout": SESSION_START_TIMEOUT_S if event == "SessionStart" else timeout,
+    }
+    if host == "claude-code" and event == "Stop":
+        handler["statusMessage"] = STATUS_MESSAGE
+    return handler
+
+
+def _merge_event(
+    groups: list[Any], name: str, handler: dict[str, Any]
+) -> tuple[list[Any], list[str]]:
+    """Put ``handler`` into ``groups`` (in place of an existing Jev handler of ``name``).
+
+    Returns the new groups and what was done (``added``/``updated``/``removed a
+    duplicate``; empty when nothing changed).
+    """
+    result: list[Any] = []
+    placed = False
+    what: list[str] = []
+    for group in groups:
+        if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+            result.append(group)
+            continue
+        kept: list[Any] = []
+        had_ours = False
+        for existing in group["hooks"]:
+            if is_jev_handler(existing, (name,)):
+                had_ours = True
+                if placed:
+                    what.append("removed a duplicate")
+                    continue
+                merged = {**existing, **handler}
+                if merged != existing:
+                    what.append("updated")
+                kept.append(merged)
+                placed = True
+            else:
+                kept.append(existing)
+        if had_ours and not kept:
+            continue  # a group that only held duplicates of ours
+        result.append({**group, "hooks": kept} if had_ours else group)
+    if not placed:
+        result.append({"hooks": [handler]})
+        what.append("added")
+    return result, what
+
+
+def plan_install(
+    host: str,
+    scope: str,
+    *,
+    profile: str | None = None,
+    project_dir: Path | None = None,
+) -> InstallPlan:
+    """Compute the change that installs Jev's hooks for ``host`` at ``scope``.
+
+    Claude Code gets a ``Stop`` handler (``jev hook claude-code``) and a
+    ``SessionStart`` handler (``jev hook claude-code-session-start``); Codex gets a
+    ``Stop`` handler (``jev hook codex``). The Stop timeout is :func:`hook_timeout_s`.
+
+    Raises:
+        UsageError: unknown host/scope, unreadable or invalid JSON file, a ``hooks``
+            value of the wrong type, or no ``jev`` executable.
+        jev.errors.SettingsError: the profile is invalid.
+    """
+    path = config_path(host, scope, project_dir)
+    before, data = _read(path)
+    hooks = dict(_hooks_table(path, data))
+    timeout = hook_timeout_s(profile)
+    changes: list[str] = []
+    for event, name in _ENTRIES[host]:
+        handler = _handler(host, event, name, profile, timeout)
+        groups, done = _merge_event(_groups(path, hooks, event), name, handler)
+        hooks[event] = groups
+        changes += [f"{what} {event} hook: {handler['command']}" for what in done]
+    new = dict(data)
+    new["hooks"] = hooks
+    if new == data:
+        return InstallPlan(host, scope, path, before, before or "", ())
+    return InstallPlan(host, scope, path, before, _dump(new, before), tuple(changes))
+
+
+def plan_uninstall(host: str, scope: str, *, project_dir: Path | None = None) -> InstallPlan:
+    """Compute the change that removes every Jev handler of ``host`` at ``scope``.
+
+    Matcher groups left empty by the removal are dropped, then events left empty, then
+    a ``hooks`` object left empty; nothing else changes. Idempotent.
+
+    Raises:
+        UsageError: as :func:`plan_install` (except the executable lookup).
+    """
+    path = config_path(host, scope, project_dir)
+    before, data = _read(path)
+    if "hooks" not in data:
+        return InstallPlan(host, scope, path, before, before or "", ())
+    hooks = _hooks_table(path, data)
+    names = tuple(name for _, name in _ENTRIES[host])
+    new_hooks: dict[str, Any] = {}
+    changes: list[str] = []
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            new_hooks[event] = groups
+            continue
+        new_groups: list[Any] = []
+        touched = False
+        for group in groups:
+            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+                new_groups.append(group)
+                continue
+            kept = [h for h in group["hooks"] if not is_jev_handler(h, names)]
+            if len(kept) == len(group["hooks"]):
+                new_groups.append(group)
+                continue
+            touched = True
+            for removed in group["hooks"]:
+                if is_jev_handler(removed, names):
+                    changes.append(f"removed {event} hook: {removed['command']}")
+            if kept:
+                new_groups.append({**group, "hooks": kept})
+        if new_groups or not touched:
+            new_hooks[event] = new_groups
+    new = dict(data)
+    if new_hooks:
+        new["hooks"] = new_hooks
+    else:
+        del new["hooks"]
+    if not changes:
+        return InstallPlan(host, scope, path, before, before or "", ())
+    return InstallPlan(host, scope, path, before, _dump(new, before), tuple(changes))
+
+
+def _backup_path(path: Path) -> Path:
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    candidate = path.with_name(f"{path.name}.jev-backup-{stamp}")
+    counter = 1
+    while candidate.exists():
+        candidate = path.with_name(f"{path.name}.jev-backup-{stamp}-{counter}")
+        counter += 1
+    return candidate
+
+
+def apply_plan(plan: InstallPlan) -> Path | None:
+    """Write a plan: backup of the old file (if any), then an atomic replace.
+
+    Returns the backup's path, or ``None`` (no previous file, or nothing to change —
+    then nothing at all is written).
+
+    Raises:
+        UsageError: the file changed on disk since the plan was made, or it cannot be
+            written (message names the path; the old file stays intact).
+    """
+    if not plan.changed:
+        return None
+    path = plan.path
+    try:
+        current: str | None = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        current = None
+    except OSError as exc:
+        raise UsageError(
+            f"cannot read {path}: {exc.strerror or exc}; nothing was written."
+        ) from None
+    if current != plan.before:
+        raise UsageError(
+            f"{path} changed while Jev was preparing its edit; nothing was written. "
+            "Run the command again."
+        )
+    backup: Path | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mode = None
+        if current is not None:
+            backup = _backup_path(path)
+            shutil.copy2(path, backup)
+            mode = path.stat().st_mode & 0o7777
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(plan.after)
+                handle.flush()
+                os.fsync(handle.fileno())
+            if mode is not None:
+                os.chmod(tmp, mode)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise UsageError(
+            f"cannot write {path}: {exc.strerror or exc}; the previous file is unchanged."
+        ) from None
+    return backup
