@@ -60,6 +60,7 @@ COMMANDS: dict[str, str] = {
     "install": "jev.cli.install_cmd",
     "uninstall": "jev.cli.install_cmd",
     "records": "jev.cli.records_cmd",
+    "prompt-section": "jev.cli.prompt_cmd",
 }
 
 
