@@ -1,0 +1,262 @@
+"""Turns of a Codex CLI rollout file (JSONL) — SPEC §2, §3; HOSTS.md §3.
+
+Stdlib only: a Codex Stop hook imports this on its fast path.
+
+Each line is ``{timestamp, type, payload}`` (HOSTS.md §3.1). Rules:
+
+* **Turn boundaries.** ``event_msg`` ``task_started`` opens a turn (key: its
+  ``turn_id``) and ``task_complete`` / ``turn_aborted`` closes it (0.104 file).
+  Versions without those events (0.58 file) open a turn at each ``event_msg``
+  ``user_message`` (key: its timestamp). A ``user_message`` inside an open
+  ``task_started`` turn is a mid-turn adjustment (0.104 turns 11, 14, 26, 33).
+* **Request** = the ``event_msg`` ``user_message`` ``payload.message`` texts, never
+  the ``response_item`` user copy, which carries injected context (HOSTS.md
+  §3.1). A ``<hook_prompt …>`` text is a Stop-hook continuation, never a request
+  (HOSTS.md §3.3).
+* **Todo** = the latest ``response_item`` ``function_call`` ``update_plan`` in
+  the turn: ``arguments`` is a JSON *string* ``{"explanation"?, "plan": [{"step",
+  "status"}]}`` carrying the whole plan (HOSTS.md §3.2); ``step`` -> content. When
+  the latest call's arguments are not that JSON (the 0.104 fixture is redacted),
+  the turn is ``missing`` with a reason — nothing is invented.
+* **Final answer** = ``task_complete.last_agent_message`` when present, else the
+  last ``event_msg`` ``agent_message``, else the last ``response_item`` assistant
+  message's ``output_text``. A turn with none (the 0.58 recording stops mid-turn)
+  has an empty final answer and is still auditable: SPEC §3 allows an empty answer.
+* **Interrupt**: ``turn_aborted`` -> ``ended_by_interrupt`` (skipped).
+* Compaction inside a turn (``compacted``) keeps the turn: its ``user_message``
+  stays in the file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from jev.domain import Material, TodoItem
+from jev.hosts.transcript import (
+    REASON_INTERRUPT,
+    REASON_NO_TODO,
+    LineStats,
+    Turn,
+    iter_records,
+    iter_records_backward,
+    no_turn_error,
+)
+
+__all__ = ["parse_plan", "read_current_turn", "read_turns", "scan"]
+
+_STATUSES = frozenset({"pending", "in_progress", "completed"})
+REASON_PLAN_UNREADABLE = (
+    "material missing: the turn's latest update_plan arguments are not readable plan "
+    "JSON, so the Todo list cannot be obtained"
+)
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def parse_plan(arguments: Any) -> tuple[TodoItem, ...] | None:
+    """Parse ``update_plan`` arguments (a JSON string, HOSTS.md §3.2) into Todo items.
+
+    Returns:
+        The plan's items (``step`` -> content; an unknown status counts as
+        ``pending``), or ``None`` when the arguments are not a JSON object with a
+        ``plan`` list of objects carrying a string ``step``.
+    """
+    data: Any = arguments
+    if isinstance(arguments, str):
+        try:
+            data = json.loads(arguments)
+        except (ValueError, RecursionError):
+            return None
+    plan = _dict(data).get("plan")
+    if not isinstance(plan, list):
+        return None
+    items: list[TodoItem] = []
+    for entry in plan:
+        step = _dict(entry).get("step")
+        if not isinstance(step, str):
+            return None
+        status = _str(_dict(entry).get("status"))
+        items.append(TodoItem(step, status if status in _STATUSES else "pending"))
+    return tuple(items)
+
+
+@dataclass
+class _Acc:
+    offset: int
+    key: str
+    explicit: bool  # opened by task_started
+    request: list[str] = field(default_factory=list)
+    closed: bool = False
+    aborted: bool = False
+    todo_used: bool = False
+    todos: tuple[TodoItem, ...] | None = ()  # None: latest plan unreadable
+    last_agent: str | None = None  # task_complete.last_agent_message
+    agent_message: str = ""
+    assistant_item: str = ""
+
+
+class _Machine:
+    def __init__(self) -> None:
+        self.turns: list[_Acc] = []
+        self.cur: _Acc | None = None
+
+    def _open(self, offset: int, key: str, explicit: bool) -> _Acc:
+        if self.cur is not None:
+            self.turns.append(self.cur)
+        self.cur = _Acc(offset, key, explicit)
+        return self.cur
+
+    def feed(self, offset: int, rec: dict[str, Any]) -> None:
+        payload = _dict(rec.get("payload"))
+        ptype = payload.get("type")
+        if rec.get("type") == "event_msg":
+            if ptype == "task_started":
+                key = _str(payload.get("turn_id")) or _str(rec.get("timestamp"))
+                self._open(offset, key or f"offset:{offset}", True)
+            elif ptype == "user_message":
+                self._user(offset, rec, _str(payload.get("message")))
+            elif ptype in ("task_complete", "turn_aborted"):
+                if self.cur is not None:
+                    self.cur.closed = True
+                    self.cur.aborted = ptype == "turn_aborted"
+                    last = payload.get("last_agent_message")
+                    if isinstance(last, str):
+                        self.cur.last_agent = last
+            elif ptype == "agent_message" and self.cur is not None:
+                self.cur.agent_message = _str(payload.get("message"))
+        elif rec.get("type") == "response_item" and self.cur is not None:
+            if ptype == "function_call" and payload.get("name") == "update_plan":
+                self.cur.todo_used = True
+                self.cur.todos = parse_plan(payload.get("arguments"))
+            elif ptype == "message" and payload.get("role") == "assistant":
+                content = payload.get("content")
+                blocks = content if isinstance(content, list) else []
+                text = "".join(
+                    _str(_dict(b).get("text"))
+                    for b in blocks
+                    if _dict(b).get("type") == "output_text"
+                )
+                if text:
+                    self.cur.assistant_item = text
+
+    def _user(self, offset: int, rec: dict[str, Any], text: str) -> None:
+        if not text.strip() or text.lstrip().startswith("<hook_prompt"):
+            return
+        cur = self.cur
+        if cur is not None and cur.explicit and not cur.closed:
+            # The opening message, or an adjustment sent while the turn runs.
+            cur.request.append(text)
+            return
+        key = _str(rec.get("timestamp")) or f"offset:{offset}"
+        self._open(offset, key, False).request.append(text)
+
+    def finish(self) -> list[_Acc]:
+        if self.cur is not None:
+            self.turns.append(self.cur)
+            self.cur = None
+        return self.turns
+
+
+def _to_turn(acc: _Acc, number: int) -> Turn:
+    if acc.last_agent is not None:
+        answer = acc.last_agent
+    else:
+        answer = acc.agent_message or acc.assistant_item
+    material: Material | None = Material(
+        request=tuple(acc.request),
+        todos=(acc.todos or ()) if acc.todo_used else (),
+        final_answer=answer,
+        todo_used=acc.todo_used,
+    )
+    if acc.aborted:
+        status, reason = "skipped", REASON_INTERRUPT
+    elif not acc.todo_used:
+        status, reason = "skipped", REASON_NO_TODO
+    elif not acc.request:
+        status, reason, material = (
+            "missing",
+            "material missing: the turn's user message is not in the rollout",
+            None,
+        )
+    elif acc.todos is None:
+        status, reason, material = "missing", REASON_PLAN_UNREADABLE, None
+    else:
+        status, reason = "ready", ""
+    return Turn(
+        number=number,
+        key=acc.key,
+        material=material,
+        todo_used=acc.todo_used,
+        status=status,
+        reason=reason,
+        ended_by_interrupt=acc.aborted,
+        opening="prompt" if acc.request else "missing",
+    )
+
+
+def _accs(records: Iterable[tuple[int, dict[str, Any]]]) -> list[_Acc]:
+    machine = _Machine()
+    for offset, rec in records:
+        machine.feed(offset, rec)
+    return machine.finish()
+
+
+def scan(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn]:
+    """Turn ``(offset, record)`` pairs (in file order) into numbered turns. Pure."""
+    return [_to_turn(acc, n) for n, acc in enumerate(_accs(records), start=1)]
+
+
+def read_turns(path: Path) -> list[Turn]:
+    """Read every turn of a Codex rollout, in order (SPEC §2, §3; HOSTS.md §3).
+
+    Raises:
+        UsageError: the file is missing or unreadable.
+    """
+    return scan(iter_records(Path(path), LineStats()))
+
+
+def read_current_turn(path: Path) -> Turn:
+    """Read the last turn, backwards from the end of the rollout (the Stop hook path).
+
+    Reading stops at the current turn's ``task_started``, or at the previous
+    turn's ``task_complete``/``turn_aborted``. Rollouts written before those events
+    existed (≤ 0.58) have no such stopping point and are read whole (documented
+    cost). The result equals ``read_turns(path)[-1]`` with ``number=0``.
+
+    Raises:
+        UsageError: the file is missing or unreadable.
+        MaterialMissing: the rollout holds no turn yet.
+    """
+    path = Path(path)
+    collected: list[tuple[int, dict[str, Any]]] = []
+    seen_user = False
+    for offset, rec in iter_records_backward(path, LineStats()):
+        payload = _dict(rec.get("payload"))
+        if rec.get("type") == "event_msg":
+            ptype = payload.get("type")
+            if ptype in ("task_complete", "turn_aborted") and seen_user:
+                break  # the previous turn's end: the current turn opened after it
+            collected.append((offset, rec))
+            if ptype == "task_started":
+                break
+            if ptype == "user_message":
+                text = _str(payload.get("message"))
+                seen_user = seen_user or (
+                    bool(text.strip()) and not text.lstrip().startswith("<hook_prompt")
+                )
+            continue
+        collected.append((offset, rec))
+    accs = _accs(reversed(collected))
+    if not accs:
+        raise no_turn_error(path)
+    return replace(_to_turn(accs[-1], 0), number=0)

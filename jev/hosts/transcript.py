@@ -1,0 +1,350 @@
+"""Turns read from files: the :class:`Turn` type, format detection and dispatch.
+
+Jev reads a turn's material (SPEC §3) from three kinds of file:
+
+* ``turn``: the generic turn JSON (``schemas/turn.schema.json``, :mod:`jev.hosts.turnfile`);
+* ``claude-code``: a Claude Code session transcript (JSONL, :mod:`jev.hosts.claude_code`);
+* ``codex``: a Codex CLI rollout (JSONL, :mod:`jev.hosts.codex`).
+
+Stdlib only: the Stop hook imports this module on its fast path (common brief).
+The readers are imported lazily inside the functions so that a hook for one host
+never pays for the other readers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from jev.domain import Material
+from jev.errors import MaterialMissing, UsageError
+
+__all__ = [
+    "FORMATS",
+    "LineStats",
+    "Turn",
+    "TurnFormat",
+    "detect_format",
+    "iter_records",
+    "iter_records_backward",
+    "read_current_turn",
+    "read_turns",
+]
+
+TurnFormat = Literal["turn", "claude-code", "codex"]
+#: The file formats Jev reads turns from.
+FORMATS: tuple[str, ...] = ("turn", "claude-code", "codex")
+
+#: Reasons shared by the readers (SPEC §2, §3, §14), so callers can compare them.
+REASON_NO_TODO = "no Todo use in this turn"
+REASON_INTERRUPT = "ended by a user interrupt"
+REASON_NO_OPENING = (
+    "material missing: the turn's original request is not in the transcript "
+    "(compacted away, or written before this file begins)"
+)
+
+#: Bytes read from the head of a file to sniff its format.
+_SNIFF_BYTES = 1 << 16
+#: Largest whole-file JSON document tried as a generic turn file while sniffing (bytes).
+_SNIFF_WHOLE_MAX = 64 << 20
+
+_CODEX_TYPES = frozenset(
+    {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+)
+_CLAUDE_TYPES = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "summary",
+        "file-history-snapshot",
+        "queue-operation",
+        "progress",
+        "attachment",
+        "pr-link",
+        "agent-name",
+        "custom-title",
+        "last-prompt",
+        "permission-mode",
+        "ai-title",
+        "agent-setting",
+        "bridge-session",
+        "worktree-state",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One turn of a session as read from a file (SPEC §1 "turn", §2, §3).
+
+    Attributes:
+        number: 1-based turn number in the file. ``0`` when the reader did not count
+            earlier turns (:func:`read_current_turn`'s fast path reads backwards only
+            as far as the current turn's opening record).
+        key: stable turn key (SPEC §14): the ``uuid`` of the opening record (Claude
+            Code; its timestamp, or ``offset:<byte>`` when it has none), the
+            ``turn_id`` (Codex; else the opening user message's timestamp), or the
+            turn file's ``id``/request digest.
+        material: the turn's material, or ``None`` when it cannot be obtained
+            (status ``missing``). For a turn without Todo use the Todo list is empty:
+            a previous turn's Todos never count for this one (SPEC §2.3).
+        todo_used: whether the Todo tool was used at least once in this turn (§2.3).
+        status: ``ready`` (auditable), ``skipped`` (no audit due: no Todo use, user
+            interrupt) or ``missing`` (material missing, SPEC §3).
+        reason: ``""`` when ready; otherwise a short human reason.
+        ended_by_interrupt: the turn ended with a user interrupt (no Stop hook runs,
+            SPEC §14 "turns stopped by the user are out of scope").
+        opening: what opened the turn: ``prompt``, ``slash-command``,
+            ``task-notification`` or ``missing`` (opening not in the file).
+    """
+
+    number: int
+    key: str
+    material: Material | None
+    todo_used: bool
+    status: str
+    reason: str
+    ended_by_interrupt: bool
+    opening: str
+
+
+def _check_path(path: Path) -> None:
+    if not path.exists():
+        raise UsageError(f"{path}: no such file; pass the path of a turn file or transcript.")
+    if not path.is_file():
+        raise UsageError(f"{path}: not a regular file; pass the path of a turn file or transcript.")
+
+
+def detect_format(path: str | Path) -> TurnFormat:
+    """Tell which of :data:`FORMATS` a file is, by sniffing its first lines.
+
+    A first JSON line with ``type`` in the Codex rollout item types and a
+    ``payload`` is ``codex`` (HOSTS.md §3.1); one with a Claude Code record type,
+    ``sessionId`` or ``uuid`` is ``claude-code`` (HOSTS.md §2.2); a whole-file JSON
+    object with ``request`` is ``turn``.
+
+    Raises:
+        UsageError: the file is missing, unreadable, empty or of no known format.
+    """
+    path = Path(path)
+    _check_path(path)
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(_SNIFF_BYTES)
+            size = handle.seek(0, 2)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be read ({exc.strerror}).") from None
+    if not head.strip():
+        raise UsageError(f"{path}: the file is empty; there is no turn to read.")
+    for raw in head.splitlines()[:20]:
+        try:
+            rec = json.loads(raw.decode("utf-8", errors="replace"))
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(rec, dict):
+            continue
+        rtype = rec.get("type")
+        if rtype in _CODEX_TYPES and "payload" in rec:
+            return "codex"
+        if rtype in _CLAUDE_TYPES or "sessionId" in rec or "parentUuid" in rec:
+            return "claude-code"
+        if "request" in rec:
+            return "turn"
+    if size <= _SNIFF_WHOLE_MAX:
+        try:
+            doc = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
+        except (ValueError, RecursionError, OSError):
+            doc = None
+        if isinstance(doc, dict) and "request" in doc:
+            return "turn"
+    raise UsageError(
+        f"{path}: cannot tell the format (not a Jev turn file, Claude Code transcript or "
+        "Codex rollout); pass the format explicitly (turn, claude-code or codex)."
+    )
+
+
+def _resolve(path: Path, fmt: str) -> str:
+    if fmt == "auto":
+        return detect_format(path)
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown turn format {fmt!r}; use one of auto, {', '.join(FORMATS)}.")
+    _check_path(path)
+    return fmt
+
+
+def read_turns(path: str | Path, fmt: str = "auto") -> list[Turn]:
+    """Read every turn of a file, in order (numbers 1, 2, …).
+
+    Args:
+        path: the file.
+        fmt: ``auto`` (sniff with :func:`detect_format`) or one of :data:`FORMATS`.
+
+    Returns:
+        The turns; an empty list for a transcript without any turn yet. A generic
+        turn file yields exactly one turn.
+
+    Raises:
+        UsageError: missing/unreadable file, unknown format, invalid turn file.
+    """
+    path = Path(path)
+    kind = _resolve(path, fmt)
+    if kind == "turn":
+        from jev.hosts.turnfile import read_turn_file
+
+        return [read_turn_file(path)]
+    if kind == "claude-code":
+        from jev.hosts.claude_code import read_turns as read_claude_turns
+
+        return read_claude_turns(path)
+    from jev.hosts.codex import read_turns as read_codex_turns
+
+    return read_codex_turns(path)
+
+
+def read_current_turn(
+    path: str | Path, fmt: str = "auto", *, last_assistant_message: str | None = None
+) -> Turn:
+    """Read the current (last) turn of a file, the Stop hook's question.
+
+    Transcripts are read backwards from the end only as far as the current turn's
+    opening record, so the cost follows the turn, not the file (see the readers for
+    the documented exceptions). The result equals the last element of
+    :func:`read_turns` except that ``number`` is ``0`` (not counted).
+
+    Args:
+        path: the file.
+        fmt: ``auto`` or one of :data:`FORMATS`.
+        last_assistant_message: the final answer the host passed to its Stop hook
+            (HOSTS.md §1.3, §3.3); preferred over the transcript, which may lag.
+
+    Raises:
+        UsageError: missing/unreadable file, unknown format, invalid turn file.
+        MaterialMissing: the file holds no turn at all.
+    """
+    path = Path(path)
+    kind = _resolve(path, fmt)
+    if kind == "turn":
+        from jev.hosts.turnfile import read_turn_file
+
+        turn = read_turn_file(path)
+    elif kind == "claude-code":
+        from jev.hosts.claude_code import read_current_turn as read_claude_current
+
+        turn = read_claude_current(path)
+    else:
+        from jev.hosts.codex import read_current_turn as read_codex_current
+
+        turn = read_codex_current(path)
+    if last_assistant_message is not None and turn.material is not None:
+        from dataclasses import replace
+
+        turn = replace(turn, material=replace(turn.material, final_answer=last_assistant_message))
+    return turn
+
+
+def no_turn_error(path: Path) -> MaterialMissing:
+    """The error for a transcript that holds no turn yet (shared by the readers)."""
+    return MaterialMissing(
+        f"{path}: the transcript holds no user turn yet, so there is no material to "
+        "audit; retry after the agent has answered a request."
+    )
+
+
+class LineStats:
+    """Counts of JSONL lines a reader had to skip (robustness, not an error).
+
+    Attributes:
+        bad_lines: lines that are not JSON (half-written last line, garbage).
+        non_objects: JSON lines that are not objects (skipped).
+    """
+
+    __slots__ = ("bad_lines", "non_objects")
+
+    def __init__(self) -> None:
+        self.bad_lines = 0
+        self.non_objects = 0
+
+
+def _parse_line(raw: bytes, stats: LineStats) -> dict[str, object] | None:
+    """One JSONL line -> a record object, or ``None`` (blank, bad or not an object).
+
+    Bytes are decoded as UTF-8 with ``errors="replace"``, so non-UTF-8 bytes never
+    abort a read; a line that is not JSON is counted and skipped.
+    """
+    if not raw.strip():
+        return None
+    try:
+        rec = json.loads(raw.decode("utf-8", errors="replace"))
+    except (ValueError, RecursionError):
+        stats.bad_lines += 1
+        return None
+    if not isinstance(rec, dict):
+        stats.non_objects += 1
+        return None
+    return rec
+
+
+def iter_records(path: Path, stats: LineStats) -> Iterator[tuple[int, dict[str, object]]]:
+    """Yield ``(byte offset, record)`` for each JSON-object line, first to last.
+
+    Reads line by line in binary (a 50 MB line costs one 50 MB buffer).
+
+    Raises:
+        UsageError: the file cannot be opened or read.
+    """
+    try:
+        with path.open("rb") as handle:
+            offset = 0
+            for raw in handle:
+                rec = _parse_line(raw, stats)
+                if rec is not None:
+                    yield offset, rec
+                offset += len(raw)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be read ({exc.strerror}).") from None
+
+
+def iter_records_backward(
+    path: Path, stats: LineStats, block: int = 1 << 16
+) -> Iterator[tuple[int, dict[str, object]]]:
+    """Yield ``(byte offset, record)`` for each JSON-object line, last to first.
+
+    Reads ``block``-byte blocks from the end, so stopping early costs only the
+    bytes after the stopping point. Pieces of a long line are joined once, never
+    re-concatenated per block.
+
+    Raises:
+        UsageError: the file cannot be opened or read.
+    """
+    try:
+        with path.open("rb") as handle:
+            pos = handle.seek(0, 2)
+            parts: list[bytes] = []  # pieces of the current line, right to left
+            while pos > 0:
+                size = min(block, pos)
+                pos -= size
+                handle.seek(pos)
+                chunk = handle.read(size)
+                end = len(chunk)
+                while True:
+                    nl = chunk.rfind(b"\n", 0, end)
+                    if nl < 0:
+                        parts.append(chunk[:end])
+                        break
+                    parts.append(chunk[nl + 1 : end])
+                    raw = b"".join(reversed(parts))
+                    parts = []
+                    rec = _parse_line(raw, stats)
+                    if rec is not None:
+                        yield pos + nl + 1, rec
+                    end = nl
+            if parts:
+                rec = _parse_line(b"".join(reversed(parts)), stats)
+                if rec is not None:
+                    yield 0, rec
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be read ({exc.strerror}).") from None
