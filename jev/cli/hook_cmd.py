@@ -1,0 +1,87 @@
+"""``jev hook HOST [--profile P]``: the command a host runs at every stop (SPEC §12).
+
+Dispatched by :func:`jev.cli.main` before argparse is imported (the fast path). Hooks:
+
+===============================  =========================================================
+``claude-code``                  Claude Code ``Stop`` (and ignores ``SubagentStop``)
+``claude-code-session-start``    Claude Code ``SessionStart``: the system-prompt section
+``codex``                        Codex CLI ``Stop``
+``gemini``                       Gemini CLI ``AfterAgent``
+``cursor``                       Cursor ``stop``
+===============================  =========================================================
+
+The hook JSON is read from stdin; the answer goes to stdout in the host's contract
+(:mod:`jev.hosts.hookio`). The exit code is 0 for every outcome, failures included
+(fail open). Only a wrong command line (unknown hook name or option) exits 1 — never 2,
+which Claude Code and Codex would treat as "block the stop".
+"""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["HOOKS", "main"]
+
+HOOKS: tuple[str, ...] = ("claude-code", "claude-code-session-start", "codex", "gemini", "cursor")
+
+_USAGE = (
+    "usage: jev hook {" + ",".join(HOOKS) + "} [--profile NAME]  (reads the hook JSON on stdin)"
+)
+
+
+def _parse(argv: list[str]) -> tuple[str, str | None]:
+    if not argv or argv[0] not in HOOKS:
+        raise ValueError(f"unknown or missing hook name {argv[:1]!r}")
+    name, rest = argv[0], argv[1:]
+    profile: str | None = None
+    while rest:
+        head = rest.pop(0)
+        if head == "--profile" and rest:
+            profile = rest.pop(0)
+        elif head.startswith("--profile="):
+            profile = head.split("=", 1)[1]
+        else:
+            raise ValueError(f"unknown argument {head!r}")
+    return name, profile or None
+
+
+def _read_stdin() -> str:
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # no stdin at all (closed by the host)
+        return sys.stdin.read() if sys.stdin else ""
+    data: bytes = stream.read()
+    return data.decode("utf-8", errors="replace")
+
+
+def main(argv: list[str]) -> int:
+    """Run ``jev hook …`` with ``argv`` (the words after ``hook``); return the exit code.
+
+    Writes the host answer to stdout and diagnostics to stderr. Returns 0 for every
+    hook outcome; 1 only for a wrong command line.
+    """
+    if argv[:1] in (["-h"], ["--help"]):
+        print(_USAGE)
+        return 0
+    try:
+        name, profile = _parse(list(argv))
+    except ValueError as exc:
+        print(f"jev hook: {exc}; {_USAGE}", file=sys.stderr)
+        return 1
+    try:
+        text = _read_stdin()
+    except (OSError, ValueError):
+        text = ""
+    if name == "claude-code-session-start":
+        from jev.hosts.hook import run_session_start_hook
+
+        result = run_session_start_hook(text, profile=profile)
+    else:
+        from jev.hosts.hook import run_stop_hook
+
+        result = run_stop_hook(name, text, profile=profile)
+    if result.stdout:
+        sys.stdout.write(result.stdout)
+        sys.stdout.flush()
+    if result.stderr:
+        sys.stderr.write(result.stderr)
+    return result.exit_code
