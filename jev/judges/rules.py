@@ -1,0 +1,1170 @@
+"""The offline ``rules`` judge: deterministic, zero-cost, heuristic (SPEC §5, §13).
+
+It answers the same question as a model judge, from the numbered material alone
+(:class:`~jev.domain.Numbering`), with a fixed list of general English and Chinese
+rules. The first rule that fires wins; every rule names the position that is its
+evidence. When no rule is sure, the verdict is ``complete``: a false alarm costs the
+agent a supplement round, so precision beats recall.
+
+Rules, in priority order (ids appear in the reply's ``rule`` key):
+
+============================  ==============  ===============================================
+rule id                       assessment      fires when
+============================  ==============  ===============================================
+``already-authorized``        omission        the answer asks permission for an action the
+                                              request already asked for (e.g. "run it on prod
+                                              too" vs "Should I also migrate prod?")
+``asks-user``                 needs-user      the answer ends by asking the user to choose,
+                                              authorize, confirm or provide something needed
+                                              to finish (not a trailing optional offer)
+``partial-count-claimed-all`` contradiction   a Todo says N/M done (N < M) while the answer
+                                              says all M
+``open-item-claimed-passing`` contradiction   an unfinished or "still failing / not verified"
+                                              Todo while the answer claims the same topic
+                                              passed / verified / all fixed
+``pending-item-claimed-done`` contradiction   a pending/in-progress Todo whose distinctive
+                                              tokens the answer reports as done
+``done-item-denied``          contradiction   a completed Todo while the answer says that kind
+                                              of work was not done ("I didn't add tests")
+``number-mismatch``           contradiction   a Todo and the answer give different values with
+                                              the same unit (passed counts, %, seconds)
+``answer-self-conflict``      contradiction   the answer reports an item both as changed and
+                                              as left in place
+``open-item``                 omission        a pending/in-progress Todo the user did not
+                                              descope
+``failures-remain``           omission        the request asked for passing/green/clean and the
+                                              answer reports failures remaining
+``constraint-violated``       omission        the request forbids a kind of change (public API,
+                                              dependencies, schema, …) the answer reports
+``answer-admits-unfinished``  omission        the answer says a part was not got to / not
+                                              finished
+``requested-deliverable-missing`` omission    the request asks to add tests / update docs,
+                                              README, changelog / bump the version and neither
+                                              the Todos nor the answer mention it
+``thin-report``               unknown         the answer is empty or a bare "done" / "see the
+                                              PR" without actions, paths, commands or results,
+                                              and the Todos give no evidence either
+``no-rule-fired``             complete        nothing above fired
+============================  ==============  ===============================================
+
+Stdlib only (``re``); pure CPU, no I/O; same numbering in, same text out.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from jev.domain import JudgeAnswer, JudgeInfo, Numbering, Position
+
+if TYPE_CHECKING:
+    from jev.domain import JudgeInput, JudgeSettings
+
+__all__ = ["RULE_IDS", "RuleHit", "RulesJudge", "explain"]
+
+_I = re.IGNORECASE
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, _I)
+
+
+# --------------------------------------------------------------------------- vocabulary
+
+#: Topic classes: a Todo item and an answer sentence "talk about the same thing" when
+#: they share a class (or a distinctive token). General software vocabulary only.
+_TOPICS: dict[str, re.Pattern[str]] = {
+    "tests": _rx(
+        r"\btests?\b|\bunit[- ]?tests?\b|\bspecs?\b|\btest_\w+|\w+_test\b|\w+\.test\.\w+"
+        r"|\bpytest\b|\bjest\b|\bvitest\b|\bgo test\b|单测|单元测试|测试|用例"
+    ),
+    "build": _rx(r"\bbuild(s|ing)?\b|\bcompil\w*|构建|编译"),
+    "lint": _rx(r"\blint\w*|\beslint\b|\bwarnings?\b|警告|告警"),
+    "types": _rx(r"\btypecheck\w*|\btsc\b|\bmypy\b|\bpyright\b|类型检查"),
+    "deps": _rx(
+        r"\bdependenc(y|ies)\b|\bdeps\b|requirements[\w.-]*\.txt|package\.json"
+        r"|pyproject\.toml|\bgo\.mod\b|Cargo\.toml|Gemfile|依赖"
+    ),
+    "schema": _rx(r"\bschema\b|\bmigrations?\b|\bindex(es)?\b|\bcolumns?\b|迁移|索引|表结构"),
+    "frontend": _rx(
+        r"\bfront-?end\b|\breact\b|\bvue\b|\bangular\b|\bsvelte\b|\bcomponents?\b"
+        r"|\.tsx\b|\.jsx\b|\.vue\b|\bui\b|前端|页面|组件"
+    ),
+    "docs": _rx(r"\bdocs?\b|\bdocumentation\b|\breadme\b|\bdocument(ed|ing)?\b|文档"),
+    "changelog": _rx(r"\bchange-?log\b|\brelease notes\b|变更日志|更新日志"),
+    "version": _rx(r"\bversion\b|版本"),
+    "coverage": _rx(r"\bcoverage\b|覆盖率"),
+    "public-api": _rx(
+        r"\bpublic (api|interface|functions?|methods?|signatures?|types?)\b|\bexported\b"
+        r"|\bbreaking change\b|公开接口|对外接口|公共接口|导出的"
+    ),
+}
+
+#: Sub-kinds that make two mentions of the same topic different things
+#: ("unit tests pass" says nothing about e2e tests).
+_QUALIFIERS = _rx(r"\b(e2e|end-to-end|integration|unit|smoke|load)\b|端到端|集成|单元|冒烟")
+
+_NEGATION = _rx(
+    r"\b(not|no|never|none|without|nothing|neither|nor|cannot)\b|n['’]t\b"
+    r"|没|未|不|无|别|尚未"
+)
+
+#: The user is cited as the reason (a descoping the answer honours).
+_USER_CITED = _rx(
+    r"\b(you said|you asked|as (you )?requested|per your|as you (asked|said|wanted)"
+    r"|at your request|your (follow-up|instruction|request|note)|as instructed)\b"
+    r"|按你说的|按你的|你说|根据你的|按照你的要求|如你所说|按要求"
+)
+
+#: A later request message that narrows the scope.
+_DESCOPE = _rx(
+    r"\b(skip|don['’]t|do not|no need|not needed|leave|ignore|drop|just|only|for now"
+    r"|themselves|later|hold off|not now)\b|不用|先不|不需要|跳过|只|暂时不|别|先别|不要"
+)
+
+#: Success / completion claims (positive; checked together with the absence of negation).
+_SUCCESS_CLAIM = _rx(
+    r"\ball\b[^.;:\n]{0,30}\b(pass(es|ed)?|green|clean|succeed\w*|fixed|done|complete\w*)"
+    r"|\b(tests?|checks?|suite|build|lint|ci)\b[^.;\n]{0,20}"
+    r"\b(now )?(pass(es|ed)?|succeed\w*|green)\b"
+    r"|\bverified\b|\bready to (merge|ship|release)\b|\ball (done|set|good)\b"
+    r"|\bzero (errors|warnings)\b|\bno (errors|warnings|failures)\b"
+    r"|(所有|全部|均已?|都已?)[^，。；\n]{0,10}(通过|完成|修好|搞定)|零错误|零警告|可以合并|验证通过"
+)
+
+#: The strongest, universal success claims (preferred as the focus).
+_STRONG_CLAIM = _rx(
+    r"\ball\b[^.;:\n]{0,30}\bpass|\bverified\b|\bzero (errors|warnings)\b|\bno (errors|warnings)\b"
+    r"|零错误|零警告|(所有|全部)[^，。；\n]{0,10}通过"
+)
+
+#: Done-verbs: the answer reports an item as done.
+_DONE_CLAIM = _rx(
+    r"\b(updated|added|done|completed|fixed|migrated|converted|implemented|created"
+    r"|removed|deleted|set|wrote|written|changed|registered|enabled|renamed|moved)\b"
+    r"|已|完成|加上了|改好|更新了|改了|加了|搞定"
+)
+
+#: "Still failing / not verified / blocked" inside a Todo item's content.
+_OPEN_MARKER = _rx(
+    r"\bnot (yet )?(verified|run|tested|done|passing|implemented|fixed|added|checked|complete\w*)"
+    r"|\bunverified\b|\bstill (fail\w*|broken|red|erroring)|\bblocked\b|\bskipped\b|\bTODO\b"
+    r"|\bremaining\b|\bleft (as is|as-is|for later)\b|\bdeferred\b"
+    r"|未(验证|运行|执行|完成|通过|修复|测试)|(还有|仍有|剩余|剩下)[^，。；]{0,12}(失败|错误|warning|警告|问题)"
+    r"|(仍然|仍|还是)(失败|报错)|待(修|处理|验证|完成)|暂不处理|阻塞"
+)
+
+_FRACTION = re.compile(r"(?<![\d.])(\d{1,6})\s*/\s*(\d{1,6})(?![\d.])")
+
+#: Failures the answer reports as still there.
+_FAILURES_REMAIN = _rx(
+    r"\bstill (fails|failing|fail|reports?|has|have|shows?|red|broken|errors?)\b"
+    r"|\b[1-9]\d* (failed|failing|failures?|errors?)\b"
+    r"|\b(remaining|outstanding) (failures?|errors?)\b"
+    r"|(还有|仍有|剩下|剩余|仍然有)[^，。；\n]{0,12}(错误|失败|报错|报|race|未通过)"
+    r"|(仍然|仍|还是|依然)(失败|报错|不通过|没通过)|没(有)?通过|未通过"
+)
+
+#: The request asks for a passing/green/clean end state (not just "run and report").
+_WANTS_PASS = _rx(
+    r"\b(make|get|keep|so)\b[^.;\n]{0,60}\b(pass(es|ing)?|green|clean)\b"
+    r"|\b(must|should|need to|needs to)\b[^.;\n]{0,30}\b(pass|be green|be clean)\b"
+    r"|\ball[^.;\n]{0,20}\bpass\b|\bfix\b[^.;\n]{0,40}\b(fail\w*|broken|red|errors?)\b"
+    r"|全部通过|都(要|能)?通过|要能过|能过|跑通|不报错|修复?[^，。；\n]{0,20}(失败|报错|错误)"
+)
+
+#: The request only wants a report, not a fix.
+_REPORT_ONLY = _rx(
+    r"\b(don['’]t|do not|no need to) (fix|change|modify)\b|\bjust (tell|list|report)\b"
+    r"|\bonly (report|list)\b|先不用修|不用修|先别修|不要修|列出来就行|只要列出"
+)
+
+#: The answer says part of the work is not finished.
+_ADMITS_UNFINISHED = _rx(
+    r"\b(didn['’]t|did not|haven['’]t|have not) (get|gotten|got) to\b|\bran out of time\b"
+    r"|\b(haven['’]t|have not|didn['’]t|did not) (finish|finished|complete|implement)\w*\b"
+    r"|\bnot (yet )?(finished|implemented|completed)\b|\bstill (need|needs) to be\b"
+    r"|\bremaining work\b|\bis (still )?a TODO\b|\bleft (unfinished|undone|as a TODO)\b"
+    r"|还没(来得及|做|完成|实现|改完|处理)|未完成|没来得及|尚未(完成|实现|处理)|没做完"
+)
+
+# --- needs-user vocabulary
+
+_QUESTION_MARK = re.compile(r"[?？]")
+_OFFER = _rx(
+    r"\bif you (want|like|'d like|would like|prefer)\b|\blet me know if\b|\bhappy to\b"
+    r"|\bi can also\b|\b(want|like) me to also\b|\boptional(ly)?\b|\bfollow-?up\b"
+    r"|\bseparate (pr|mr|change|commit|ticket)\b|\bas well\b|\bwhile i'm at it\b"
+    r"|需要的话|如果需要|如果你需要|有需要|可选|顺手|顺便|另外可以|不改也不影响"
+)
+_CHOICE = _rx(r"\bwhich\b|\bprefer\b|\beither\b|\bor\b[^?]{0,80}\?|还是|哪个|哪种|哪一|选哪|二选一")
+_PERMISSION = _rx(
+    r"\b(should i|shall i|do you want me to|want me to|would you like me to|ok(ay)? to"
+    r"|is it ok|can i|may i|go ahead|proceed)\b|要不要|是否|可以吗|行吗|能否|好吗|可不可以"
+)
+#: An explicit ask for a decision, approval or input (no question mark needed).
+_EXPLICIT_ASK = _rx(
+    r"\b(please|pls) (confirm|approve|decide|choose|provide|send|share)\b"
+    r"|\bneeds? your (approval|confirmation|decision|sign-?off|input|go-ahead|ok)\b"
+    r"|\b(waiting|wait) (for|on) your\b|\bneed you to (provide|confirm|decide|choose|approve|run)\b"
+    r"|\brequires? your (approval|confirmation|decision)\b"
+    r"|请(你)?(确认|选择|提供|决定|批准|授权)|需要你(来)?(确认|提供|决定|选择|批准|授权|执行)"
+    r"|等你(确认|决定|回复)|需要(用户|你的)(确认|授权|批准|决定)"
+)
+_WH_QUESTION = _rx(r"\b(what|where|who|when|how)\b|什么|哪里|多少|谁")
+#: Completion is blocked until the user answers.
+_BLOCKED = _rx(
+    r"\bonce (i have|you|i get)\b|\bbefore i (can|proceed|continue)\b"
+    r"|\b(i )?(haven['’]t|have not) (changed|done|touched|published|pushed|run|deployed)\b"
+    r"|\bnothing (has been|was) (published|changed|pushed|deployed|done)\b|\bnot (yet )?published\b"
+    r"|\bi (couldn['’]t|could not|can['’]t|cannot) (find|determine|decide)\b"
+    r"|我还没|还没(改|动|做|执行|发布|推)|等你|拿到.{0,10}(之后|后)|没有权限"
+)
+#: Risky or irreversible actions whose permission the request may or may not hold.
+_RISKY = _rx(
+    r"\bprod(uction)?\b|\bforce[- ]?push\w*|\bdelet\w*|\bdrop\b|\bpublish\w*|\bdeploy\w*"
+    r"|\brelease\b|\bmigrat\w*|\bpush\w*|\bspend\w*|\bbilling\b|\bcredentials?\b|\btokens?\b"
+    r"|生产|线上|删除|强推|force push|发布|部署|上线|执行|推送|迁移|付费|费用|凭证|密钥"
+)
+#: A Todo item that waits for the user.
+_TODO_WAITS_USER = _rx(
+    r"\b(decide|confirm|ask|check) with (the )?user\b|\bfrom (the )?user\b"
+    r"|\buser (decision|input|approval)\b"
+    r"|\bapproval\b|\bsign-?off\b|\bdecide\b|\bchoose\b|需要用户|用户确认|确认|决定|审批|批准"
+)
+_ASK_FIRST = _rx(
+    r"\b(check|confirm) with me\b|\bask me\b|\b(run it )?by me first\b|\bwithout asking\b"
+    r"|\bmy (ok|approval|go-ahead)\b|\bwait for me\b"
+    r"|先问我|先跟我确认|先和我确认|先找我|经过我同意|我确认之后|问过我"
+)
+_REQUEST_NEGATED = _rx(
+    r"\b(don['’]t|do not|never|no|not|avoid|without)\b|不要|别|先不|不用|不能|禁止"
+)
+
+# --- thin-report vocabulary
+
+_EVIDENCE = re.compile(
+    r"`[^`\n]+`|\b[\w-]+/[\w./-]+|\b[\w-]+\.(py|ts|tsx|js|jsx|go|rs|java|kt|rb|php|cs|c|h|cpp"
+    r"|md|ya?ml|json|toml|sql|sh|txt|cfg|ini|lock|html|css|vue)\b"
+    r"|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b|\w+\(\)"
+    r"|\b\d+(\.\d+)?\s*(passed|failed|tests?|ms|s|%|files?|rows?|errors?)\b"
+    r"|\b(pytest|npm|pnpm|yarn|go (test|build|vet)|cargo|make|gradle|mvn|tsc|docker|kubectl"
+    r"|git|pip|uv)\b|\d+\s*个(用例|测试|文件|错误)|\d+\s*(行|处)"
+)
+_DEFERRAL = _rx(
+    r"\bsee (the )?(pr|mr|diff|commit|branch)\b|\bshould (work|be (good|fine|ok))\b"
+    r"|\bas discussed\b|\bgood to go\b|细节见|详见|见 ?(mr|pr)|应该(没问题|可以了|好了)"
+)
+
+# --- number comparison
+
+_UNIT_VALUE = _rx(
+    r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*(%|passed|failed|skipped|errors?|warnings?"
+    r"|ms\b|s\b|sec(?:onds?)?\b|min(?:utes?)?\b|秒|分钟|个错误|个警告)"
+)
+_BASELINE = _rx(r"\b(baseline|before|previous(ly)?|was|old|initial)\b|原来|之前|基线|原先|旧")
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.\-/]*[A-Za-z0-9]|[\u4e00-\u9fff]+")
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+_STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "of",
+        "to",
+        "in",
+        "on",
+        "for",
+        "with",
+        "from",
+        "by",
+        "at",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "into",
+        "onto",
+        "via",
+        "per",
+        "all",
+        "any",
+        "some",
+        "each",
+        "new",
+        "old",
+        "add",
+        "added",
+        "update",
+        "updated",
+        "run",
+        "fix",
+        "fixed",
+        "make",
+        "made",
+        "use",
+        "used",
+        "using",
+        "test",
+        "tests",
+        "check",
+        "done",
+        "todo",
+        "item",
+        "items",
+        "after",
+        "before",
+        "then",
+        "than",
+        "also",
+        "just",
+        "only",
+        "now",
+        "still",
+        "not",
+        "yet",
+        "out",
+        "up",
+        "down",
+        "over",
+        "under",
+        "more",
+        "less",
+        "file",
+        "files",
+        "code",
+        "change",
+        "changes",
+    ],
+)
+
+# --------------------------------------------------------------------------- material view
+
+
+@dataclass(frozen=True, slots=True)
+class RuleHit:
+    """What the rules judge decided and why (SPEC §5; heuristic, see module docstring).
+
+    Attributes:
+        rule: the id of the rule that fired (one of :data:`RULE_IDS`).
+        assessment: ``complete`` | ``omission`` | ``contradiction`` | ``needs-user`` |
+            ``unknown``.
+        focus: the position id that is the rule's evidence (``R#``, ``T#``, ``A#``,
+            ``none`` for ``complete``, ``all`` for a thin material).
+        explanation: one short English sentence for people (CLI, README, records).
+        confidence: a fixed per-rule diagnostic in 0..1, never a chance of correctness.
+    """
+
+    rule: str
+    assessment: str
+    focus: str
+    explanation: str
+    confidence: float
+
+    def to_reply(self) -> str:
+        """The reply text a model would send, plus ``rule`` and ``heuristic`` keys.
+
+        Returns:
+            Compact JSON: ``{"assessment", "focus", "confidence", "rule",
+            "heuristic": true}`` (SPEC §5 shape; extra keys are allowed).
+        """
+        return json.dumps(
+            {
+                "assessment": self.assessment,
+                "focus": self.focus,
+                "confidence": self.confidence,
+                "rule": self.rule,
+                "heuristic": True,
+            },
+            ensure_ascii=False,
+        )
+
+
+class _View:
+    """Pre-computed facts about one numbering that several rules share."""
+
+    def __init__(self, numbering: Numbering) -> None:
+        self.numbering = numbering
+        self.requests = numbering.of_kind("request")
+        self.todos = numbering.of_kind("todo")
+        self.answers = numbering.of_kind("answer")
+        self.answer_text = numbering.material.final_answer
+        self.request_text = "\n".join(numbering.material.request)
+        self.todo_text = "\n".join(t.text for t in self.todos)
+        self.paragraph = _paragraph_numbers(self.answer_text, self.answers)
+        self.last_paragraph = max(self.paragraph.values(), default=0)
+        self.open_todos = tuple(t for t in self.todos if t.status in ("pending", "in_progress"))
+        self.later_requests = tuple(p for p in self.requests if (p.message or 1) > 1)
+
+    def answer_mentions(self, todo: Position) -> list[Position]:
+        """Answer positions that talk about this Todo item's distinctive tokens."""
+        tokens = _distinctive_tokens(todo, self.todos)
+        if not tokens:
+            return []
+        return [a for a in self.answers if any(_contains_token(a.text, tok) for tok in tokens)]
+
+    def descoped(self, todo: Position) -> bool:
+        """True when a later user message narrows the scope away from this Todo item."""
+        tokens = _distinctive_tokens(todo, self.todos) | _content_words(todo.text)
+        for req in self.later_requests:
+            if not _DESCOPE.search(req.text):
+                continue
+            if any(_contains_token(req.text, tok) for tok in tokens):
+                return True
+            if _topics(req.text) & _topics(todo.text):
+                return True
+        return False
+
+
+def _paragraph_numbers(text: str, positions: Sequence[Position]) -> dict[str, int]:
+    """Map each answer position id to the 0-based paragraph (blank-line block) it is in."""
+    result: dict[str, int] = {}
+    cursor = 0
+    for pos in positions:
+        found = text.find(pos.text, cursor)
+        if found < 0:
+            found = cursor
+        result[pos.id] = len(re.findall(r"\n[ \t]*\n", text[:found]))
+        cursor = found + len(pos.text)
+    return result
+
+
+def _topics(text: str) -> set[str]:
+    return {name for name, rx in _TOPICS.items() if rx.search(text)}
+
+
+def _qualifiers(text: str) -> set[str]:
+    return {m.group(0).lower() for m in _QUALIFIERS.finditer(text)}
+
+
+def _content_words(text: str) -> set[str]:
+    words: set[str] = set()
+    for m in _WORD.finditer(text):
+        w = m.group(0).lower()
+        if w[0].isascii():
+            if len(w) >= 4 and w not in _STOPWORDS:
+                words.add(w)
+        elif len(w) >= 2:
+            words.update(w[i : i + 2] for i in range(len(w) - 1))
+    return words
+
+
+def _code_tokens(text: str) -> set[str]:
+    """Identifier-like tokens: code spans, paths/file names, snake/camel/Pascal names."""
+    tokens = {m.group(1).strip().lower() for m in _CODE_SPAN.finditer(text)}
+    for m in _WORD.finditer(text):
+        w = m.group(0)
+        if not w[0].isascii():
+            continue
+        if any(c in w for c in "._/") or re.search(r"[a-z][A-Z]|\d", w):
+            tokens.add(w.lower())
+    stems = set()
+    for tok in tokens:
+        stem = re.sub(r"\.(py|ts|tsx|js|jsx|go|rs|java|rb|vue|md|ya?ml|json|toml|sql)$", "", tok)
+        if stem != tok and len(stem) >= 4:
+            stems.add(stem)
+    return {t for t in tokens | stems if len(t) >= 3}
+
+
+def _distinctive_tokens(todo: Position, todos: Sequence[Position]) -> set[str]:
+    """Tokens of this Todo item that no other Todo item contains (lower-cased)."""
+    others = " ".join(t.text for t in todos if t.id != todo.id).lower()
+    tokens = _code_tokens(todo.text) | _content_words(todo.text)
+    return {tok for tok in tokens if tok not in others}
+
+
+def _contains_token(text: str, token: str) -> bool:
+    low = text.lower()
+    if not token[0].isascii():
+        return token in low
+    return re.search(r"(?<![\w])" + re.escape(token) + r"(?![\w])", low) is not None
+
+
+def _sentences(text: str) -> list[str]:
+    """Split a position's text into rough sentences (for multi-sentence positions)."""
+    parts = re.split(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|(?<=[。！？；])|\n+", text)
+    return [p.strip() for p in parts if p and p.strip()]
+
+
+# --------------------------------------------------------------------------- rules
+
+_Rule = Callable[[_View], "RuleHit | None"]
+
+
+def _hit(rule: str, assessment: str, focus: Position, why: str, confidence: float) -> RuleHit:
+    return RuleHit(rule, assessment, focus.id, why, confidence)
+
+
+def _quote(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _closing_answers(view: _View) -> list[Position]:
+    """Answer positions in the last paragraph plus the last two positions overall."""
+    last = [a for a in view.answers if view.paragraph.get(a.id) == view.last_paragraph]
+    tail = list(view.answers[-2:])
+    return [a for a in view.answers if a in last or a in tail]
+
+
+def _ask_kind(view: _View, pos: Position) -> str | None:
+    """Classify an answer position as an ask of the user: choice/permission/explicit/info."""
+    text = pos.text
+    if _EXPLICIT_ASK.search(text):
+        return "explicit"
+    if not _QUESTION_MARK.search(text):
+        return None
+    question = text
+    if _CHOICE.search(question):
+        return "choice"
+    if _PERMISSION.search(question):
+        return "permission"
+    if _WH_QUESTION.search(question):
+        return "info"
+    return None
+
+
+def _blocked(view: _View) -> bool:
+    """Is the turn visibly waiting on the user (open Todo, "haven't changed anything")?"""
+    if any(_TODO_WAITS_USER.search(t.text) for t in view.open_todos):
+        return True
+    if view.open_todos:
+        return True
+    return bool(_BLOCKED.search(view.answer_text)) or bool(_EXPLICIT_ASK.search(view.answer_text))
+
+
+def _authorizing_request(view: _View, question: str) -> Position | None:
+    """The request segment that already asked for the risky action the question asks about."""
+    if _ASK_FIRST.search(view.request_text):
+        return None
+    terms = {m.group(0).lower() for m in _RISKY.finditer(question)}
+    if not terms:
+        return None
+    for req in view.requests:
+        if _REQUEST_NEGATED.search(req.text) and not re.search(r"已经|already", req.text, _I):
+            continue
+        low = req.text.lower()
+        if any(_term_in(low, term) for term in terms):
+            return req
+    return None
+
+
+def _term_in(text: str, term: str) -> bool:
+    if term[0].isascii():
+        stem = term[:5] if len(term) > 5 else term
+        return re.search(r"(?<![\w])" + re.escape(stem), text) is not None
+    return term in text
+
+
+def _rule_asks_user(view: _View) -> RuleHit | None:
+    """``asks-user`` (needs-user) and ``already-authorized`` (omission)."""
+    for pos in _closing_answers(view):
+        kind = _ask_kind(view, pos)
+        if kind is None:
+            continue
+        risky = bool(_RISKY.search(pos.text))
+        if kind == "permission":
+            req = _authorizing_request(view, pos.text)
+            if req is not None:
+                return _hit(
+                    "already-authorized",
+                    "omission",
+                    req,
+                    f"the answer asks permission for something the request already asked for: "
+                    f"“{_quote(req.text)}”",
+                    0.7,
+                )
+        offer = bool(_OFFER.search(pos.text))
+        paragraph_offer = any(
+            _OFFER.search(a.text) and view.paragraph.get(a.id) == view.paragraph.get(pos.id)
+            for a in view.answers
+            if a.id != pos.id and not _QUESTION_MARK.search(a.text)
+        )
+        if kind == "explicit" and not offer:
+            return _hit(
+                "asks-user",
+                "needs-user",
+                pos,
+                f"the answer asks the user for a decision or input: “{_quote(pos.text)}”",
+                0.8,
+            )
+        if offer or paragraph_offer:
+            continue
+        if kind == "choice" or (kind in ("permission", "info") and (_blocked(view) or risky)):
+            return _hit(
+                "asks-user",
+                "needs-user",
+                pos,
+                f"the answer ends by asking the user to choose or authorize: “{_quote(pos.text)}”",
+                0.75,
+            )
+    return None
+
+
+def _claim_positions(view: _View, claim: re.Pattern[str]) -> Iterable[Position]:
+    for a in view.answers:
+        for sentence in _sentences(a.text):
+            if claim.search(sentence) and not _NEGATION.search(_strip_code(sentence)):
+                yield a
+                break
+
+
+def _strip_code(text: str) -> str:
+    return _CODE_SPAN.sub(" ", text)
+
+
+def _rule_partial_count(view: _View) -> RuleHit | None:
+    """``partial-count-claimed-all``: Todo "14/15" while the answer says "all 15"."""
+    for todo in view.todos:
+        for m in _FRACTION.finditer(todo.text):
+            done, total = int(m.group(1)), int(m.group(2))
+            if not 0 <= done < total:
+                continue
+            universal = _rx(
+                rf"\ball (the |of the )?{total}\b|\b{total}\s*/\s*{total}\b"
+                rf"|(全部|所有)\s*{total}|{total}\s*个[^，。]{{0,8}}(都|全部)"
+            )
+            for a in view.answers:
+                if universal.search(a.text) and not _NEGATION.search(_strip_code(a.text)):
+                    return _hit(
+                        "partial-count-claimed-all",
+                        "contradiction",
+                        a,
+                        f"Todo {todo.id} says {done}/{total}, the answer says all {total}: "
+                        f"“{_quote(a.text)}”",
+                        0.85,
+                    )
+    return None
+
+
+def _same_topic(todo_text: str, answer_text: str, tokens: set[str]) -> bool:
+    if any(_contains_token(answer_text, tok) for tok in tokens):
+        return True
+    shared = _topics(todo_text) & _topics(answer_text)
+    if not shared:
+        return False
+    qa, qt = _qualifiers(answer_text), _qualifiers(todo_text)
+    return not (qa and qa - qt)
+
+
+def _rule_open_item_claimed_passing(view: _View) -> RuleHit | None:
+    """``open-item-claimed-passing``: "still failing"/unfinished Todo vs a success claim."""
+    for todo in view.todos:
+        open_status = todo.status in ("pending", "in_progress")
+        marked = bool(_OPEN_MARKER.search(todo.text)) or _partial_fraction(todo.text)
+        if not (open_status or marked):
+            continue
+        tokens = _distinctive_tokens(todo, view.todos)
+        code = _code_tokens(todo.text)
+        related = [a for a in view.answers if _same_topic(todo.text, a.text, code)]
+        if open_status and any(_NEGATION.search(_strip_code(a.text)) for a in related):
+            continue  # the answer accounts for the open item: not a claim of success
+        claims = [
+            a
+            for a in _claim_positions(view, _SUCCESS_CLAIM)
+            if _same_topic(todo.text, a.text, code)
+            or (marked and any(_contains_token(a.text, t) for t in tokens if len(t) >= 5))
+        ]
+        claims.sort(key=lambda a: not _STRONG_CLAIM.search(a.text))
+        for a in claims[:1]:
+            return _hit(
+                "open-item-claimed-passing",
+                "contradiction",
+                a,
+                f"Todo {todo.id} is not finished or not verified (“{_quote(todo.text, 60)}”), "
+                f"but the answer claims success: “{_quote(a.text)}”",
+                0.8,
+            )
+    return None
+
+
+def _partial_fraction(text: str) -> bool:
+    return any(int(m.group(1)) < int(m.group(2)) for m in _FRACTION.finditer(text))
+
+
+def _rule_pending_claimed_done(view: _View) -> RuleHit | None:
+    """``pending-item-claimed-done``: an open Todo's own tokens reported as done."""
+    for todo in view.open_todos:
+        tokens = {t for t in _distinctive_tokens(todo, view.todos) if t in _code_tokens(todo.text)}
+        if not tokens:
+            continue
+        mentions = [a for a in view.answers if any(_contains_token(a.text, t) for t in tokens)]
+        if any(_NEGATION.search(_strip_code(a.text)) for a in mentions):
+            continue
+        for a in mentions:
+            if _DONE_CLAIM.search(_strip_code(a.text)):
+                return _hit(
+                    "pending-item-claimed-done",
+                    "contradiction",
+                    a,
+                    f"Todo {todo.id} is still {todo.status}, but the answer reports it done: "
+                    f"“{_quote(a.text)}”",
+                    0.75,
+                )
+    return None
+
+
+#: Verb classes for "the answer denies doing what a completed Todo says was done".
+_VERB_CLASSES: dict[str, re.Pattern[str]] = {
+    "add": _rx(
+        r"\b(add\w*|writ\w*|wrote|creat\w*|implement\w*|introduc\w*|new)\b|补充|新增|添加|增加|写|补|加"
+    ),
+    "run": _rx(r"\b(run|ran|running|execut\w*|verif\w*)\b|跑|运行|执行|验证"),
+    "remove": _rx(r"\b(remov\w*|delet\w*|drop\w*)\b|删|去掉|移除"),
+    "change": _rx(r"\b(updat\w*|modif\w*|edit\w*|renam\w*|adjust\w*)\b|更新|修改|调整"),
+}
+#: Negations that deny a whole topic regardless of the verb ("didn't touch the X",
+#: "no X changes were needed").
+_DENY_ALL = _rx(
+    r"\b(didn['’]t|did not|haven['’]t|have not|won['’]t) (touch|change|modify)\b"
+    r"|\bno (new )?[\w ]{0,20}(changes?|modifications?) (were|was|are|is)"
+    r" (needed|made|required|necessary)\b"
+    r"|没(有)?(动|改动|碰)|未(改动|修改)|不需要(改|修改|变更)"
+)
+_DENY_VERB = _rx(
+    r"\b(didn['’]t|did not|haven['’]t|have not|won['’]t|wasn['’]t|weren['’]t|not|no|never)\b"
+    r"[^.;:,\n]{0,25}"
+    r"|\bno (new )?[\w-]+ (were|was) \w+|没有|没|未|并未|不"
+)
+
+
+def _rule_done_item_denied(view: _View) -> RuleHit | None:
+    """``done-item-denied``: a completed Todo vs an answer sentence denying that work."""
+    done = [t for t in view.todos if t.status == "completed"]
+    for a in view.answers:
+        for sentence in _sentences(a.text):
+            plain = _strip_code(sentence)
+            if not _DENY_VERB.search(plain) or _USER_CITED.search(plain) or _OFFER.search(plain):
+                continue
+            deny_all = bool(_DENY_ALL.search(plain))
+            denied_verbs = _denied_verbs(plain)
+            if not deny_all and not denied_verbs:
+                continue
+            s_topics = _topics(plain)
+            if not s_topics:
+                continue
+            for todo in done:
+                shared = s_topics & _topics(todo.text)
+                if not shared:
+                    continue
+                if _qualifiers(sentence) - _qualifiers(todo.text):
+                    continue
+                todo_verbs = {n for n, rx in _VERB_CLASSES.items() if rx.search(todo.text)}
+                if deny_all or denied_verbs & todo_verbs:
+                    return _hit(
+                        "done-item-denied",
+                        "contradiction",
+                        a,
+                        f"Todo {todo.id} is completed (“{_quote(todo.text, 60)}”), but the "
+                        f"answer says it was not done: “{_quote(sentence)}”",
+                        0.8,
+                    )
+    return None
+
+
+def _denied_verbs(sentence: str) -> set[str]:
+    """Verb classes that occur right after a negation in ``sentence``."""
+    found: set[str] = set()
+    for m in _DENY_VERB.finditer(sentence):
+        window = sentence[m.start() : m.end() + 12]
+        for name, rx in _VERB_CLASSES.items():
+            if rx.search(window):
+                found.add(name)
+    return found
+
+
+def _unit_values(text: str) -> dict[str, set[float]]:
+    values: dict[str, set[float]] = {}
+    for m in _UNIT_VALUE.finditer(text):
+        unit = _normal_unit(m.group(2).lower())
+        try:
+            number = float(m.group(1).replace(",", ""))
+        except ValueError:
+            continue
+        if unit == "s":
+            pass
+        values.setdefault(unit, set()).add(number)
+    return values
+
+
+def _normal_unit(unit: str) -> str:
+    table = {
+        "error": "errors",
+        "个错误": "errors",
+        "warning": "warnings",
+        "个警告": "warnings",
+        "sec": "s",
+        "second": "s",
+        "seconds": "s",
+        "秒": "s",
+        "min": "min",
+        "minute": "min",
+        "minutes": "min",
+        "分钟": "min",
+    }
+    return table.get(unit, unit)
+
+
+def _rule_number_mismatch(view: _View) -> RuleHit | None:
+    """``number-mismatch``: same unit, different values, Todo value absent from the answer."""
+    answer_values = _unit_values(view.answer_text)
+    if not answer_values:
+        return None
+    for todo in view.todos:
+        if _BASELINE.search(todo.text):
+            continue
+        for unit, todo_vals in _unit_values(todo.text).items():
+            seen = answer_values.get(unit)
+            if not seen or todo_vals & seen:
+                continue
+            if unit in ("s", "ms", "min") and not (_topics(todo.text) or _code_tokens(todo.text)):
+                continue
+            for a in view.answers:
+                values = _unit_values(a.text).get(unit, set())
+                if values - todo_vals:
+                    return _hit(
+                        "number-mismatch",
+                        "contradiction",
+                        a,
+                        f"Todo {todo.id} reports {sorted(todo_vals)} {unit}, the answer "
+                        f"reports otherwise: “{_quote(a.text)}”",
+                        0.7,
+                    )
+    return None
+
+
+_LEFT_IN_PLACE = _rx(
+    r"\b(left|kept|keep|leaving)\b[^.;\n]{0,40}\b(in place|as is|as-is|untouched|alone)\b"
+    r"|\b(didn['’]t|did not|not) (remove|delete|drop|change|rename|migrate|convert)\b"
+    r"|保留了?|没(有)?(删|移除|去掉|改)"
+)
+_CHANGED = _rx(
+    r"\b(removed|deleted|dropped|renamed|migrated|converted|replaced)\b|删除了|移除了|去掉了|已删除"
+)
+
+
+def _rule_answer_self_conflict(view: _View) -> RuleHit | None:
+    """``answer-self-conflict``: the same code token reported removed and left in place."""
+    left = [a for a in view.answers if _LEFT_IN_PLACE.search(_strip_code(a.text))]
+    changed = [
+        a
+        for a in view.answers
+        if _CHANGED.search(_strip_code(a.text)) and not _NEGATION.search(_strip_code(a.text))
+    ]
+    for keep in left:
+        tokens = {m.group(1).strip().lower() for m in _CODE_SPAN.finditer(keep.text)}
+        for a in changed:
+            if a.id == keep.id:
+                continue
+            shared = [t for t in tokens if _contains_token(a.text, t) or f"`{t}`" in a.text.lower()]
+            if shared:
+                return _hit(
+                    "answer-self-conflict",
+                    "contradiction",
+                    a,
+                    f"the answer reports `{shared[0]}` as changed and also as left in place: "
+                    f"“{_quote(a.text)}” vs “{_quote(keep.text)}”",
+                    0.75,
+                )
+    return None
+
+
+def _rule_open_item(view: _View) -> RuleHit | None:
+    """``open-item``: a pending/in-progress Todo item the user did not descope."""
+    for todo in view.open_todos:
+        if view.descoped(todo):
+            continue
+        mentions = view.answer_mentions(todo)
+        if any(_USER_CITED.search(a.text) for a in mentions):
+            continue
+        if _TODO_WAITS_USER.search(todo.text) and _ask_user_anywhere(view):
+            continue
+        said = "the answer does not account for it" if not mentions else "the answer leaves it open"
+        return _hit(
+            "open-item",
+            "omission",
+            todo,
+            f"Todo {todo.id} is still {todo.status} (“{_quote(todo.text, 60)}”) and {said}",
+            0.8 if not mentions else 0.7,
+        )
+    return None
+
+
+def _ask_user_anywhere(view: _View) -> bool:
+    return any(_ask_kind(view, a) for a in view.answers)
+
+
+def _rule_failures_remain(view: _View) -> RuleHit | None:
+    """``failures-remain``: the request wants passing/green, the answer reports failures."""
+    request = _CODE_SPAN.sub("X", view.request_text)
+    if not _WANTS_PASS.search(request) or _REPORT_ONLY.search(request):
+        return None
+    for a in view.answers:
+        for sentence in _sentences(a.text):
+            if _FAILURES_REMAIN.search(sentence) and not _zero_failures(sentence):
+                return _hit(
+                    "failures-remain",
+                    "omission",
+                    a,
+                    f"the request asks for a passing result, but the answer reports failures "
+                    f"remaining: “{_quote(a.text)}”",
+                    0.8,
+                )
+    return None
+
+
+def _zero_failures(sentence: str) -> bool:
+    return bool(re.search(r"\b0 (failed|failures?|errors?)\b", sentence, _I)) and not re.search(
+        r"\b[1-9]\d* (failed|failures?|errors?)\b", sentence, _I
+    )
+
+
+#: A request sentence that forbids a kind of change.
+_PROHIBITION = _rx(
+    r"\b(don['’]t|do not|never|must not|mustn['’]t|should not|shouldn['’]t|without)\s+"
+    r"(change|changing|touch|touching|modify|modifying|break|breaking|rename|renaming"
+    r"|remove|removing|add|adding|alter|altering|introduce|introducing)\b"
+    r"|不要(改|动|修改|删|加|引入|破坏|新增)|别(改|动|删|加)|不能(改|动|删)|不许(改|动)"
+)
+#: An answer sentence reporting a change.
+_CHANGE_REPORTED = _rx(
+    r"\b(renamed|changed|removed|deleted|added|modified|replaced|dropped|introduced|altered)\b"
+    r"|改了|改成|删除了|删掉了|加了|引入了|新增了|重命名"
+)
+
+
+def _rule_constraint_violated(view: _View) -> RuleHit | None:
+    """``constraint-violated``: the answer reports the kind of change the request forbade."""
+    for req in view.requests:
+        plain_req = _strip_code(req.text)
+        if not _PROHIBITION.search(plain_req):
+            continue
+        forbidden = _topics(plain_req)
+        if not forbidden:
+            continue
+        for a in view.answers:
+            for sentence in _sentences(a.text):
+                plain = _strip_code(sentence)
+                if not _CHANGE_REPORTED.search(plain) or _NEGATION.search(plain):
+                    continue
+                if forbidden & _topics(plain):
+                    return _hit(
+                        "constraint-violated",
+                        "omission",
+                        req,
+                        f"the request forbids this (“{_quote(req.text)}”), but the answer "
+                        f"reports it: “{_quote(sentence)}”",
+                        0.7,
+                    )
+    return None
+
+
+def _rule_admits_unfinished(view: _View) -> RuleHit | None:
+    """``answer-admits-unfinished``: the answer says a part is not finished."""
+    for a in view.answers:
+        plain = _strip_code(a.text)
+        if _ADMITS_UNFINISHED.search(plain) and not _USER_CITED.search(plain):
+            if _OFFER.search(plain):
+                continue
+            return _hit(
+                "answer-admits-unfinished",
+                "omission",
+                a,
+                f"the answer says part of the work is not finished: “{_quote(a.text)}”",
+                0.7,
+            )
+    return None
+
+
+#: Deliverables a request can name, with the verbs that make them an ask.
+_DELIVERABLES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    "tests": (
+        _rx(r"\b(unit |regression |integration )?tests?\b|单测|单元测试|测试用例"),
+        _rx(r"\b(add|write|include|create|cover)\b|补|加|写|新增|添加"),
+    ),
+    "docs": (
+        _rx(r"\breadme\b|\bdocs\b|\bdocumentation\b|文档"),
+        _rx(r"\b(update|document|add|write|mention)\b|更新|补充|写|加"),
+    ),
+    "changelog": (
+        _rx(r"\bchange-?log\b|\brelease notes\b|变更日志|更新日志"),
+        _rx(r"\b(update|add|write)\b|更新|补充|写|加"),
+    ),
+    "version": (
+        _rx(r"\bversion\b|版本号?"),
+        _rx(r"\b(bump|increment|raise|update)\b|升|改|更新"),
+    ),
+}
+
+
+def _rule_deliverable_missing(view: _View) -> RuleHit | None:
+    """``requested-deliverable-missing``: an asked-for test/doc/changelog/version never shows up."""
+    report = view.todo_text + "\n" + view.answer_text
+    for req in view.requests:
+        text = req.text
+        if _REQUEST_NEGATED.search(text) or _REPORT_ONLY.search(text):
+            continue
+        for name, (noun, verb) in _DELIVERABLES.items():
+            if not (noun.search(text) and verb.search(text)):
+                continue
+            if name == "tests" and re.search(r"\btests?\b[^.]{0,30}\bpass", text, _I):
+                continue
+            if _TOPICS[name].search(report):
+                continue
+            if any(
+                _DESCOPE.search(later.text) and _TOPICS[name].search(later.text)
+                for later in view.later_requests
+                if (later.message or 1) > (req.message or 1)
+            ):
+                continue
+            return _hit(
+                "requested-deliverable-missing",
+                "omission",
+                req,
+                f"the request asks for {name} (“{_quote(text)}”), and neither the Todo list "
+                "nor the answer mentions it",
+                0.7,
+            )
+    return None
+
+
+def _rule_thin_report(view: _View) -> RuleHit | None:
+    """``thin-report``: an empty or bare "done" answer and no evidence in the Todos."""
+    answer = view.answer_text.strip()
+    if _EVIDENCE.search(view.todo_text):
+        return None
+    if answer and (_EVIDENCE.search(answer) or len(answer) > (240 if answer.isascii() else 80)):
+        return None
+    if len(_sentences(answer)) > 3:
+        return None
+    focus: Position | None = None
+    for a in view.answers:
+        if _DEFERRAL.search(a.text):
+            focus = a
+            break
+    target = focus or view.numbering.get("all")
+    if target is None:  # pragma: no cover - every Numbering has "all"
+        return None
+    why = (
+        "the final answer is empty and the Todo list gives no evidence"
+        if not answer
+        else f"the answer gives no actions, paths, commands or results: “{_quote(answer)}”"
+    )
+    return _hit("thin-report", "unknown", target, why, 0.6)
+
+
+#: The rules in priority order: the first one that returns a hit wins.
+_RULES: tuple[tuple[str, _Rule], ...] = (
+    ("asks-user", _rule_asks_user),
+    ("partial-count-claimed-all", _rule_partial_count),
+    ("open-item-claimed-passing", _rule_open_item_claimed_passing),
+    ("pending-item-claimed-done", _rule_pending_claimed_done),
+    ("done-item-denied", _rule_done_item_denied),
+    ("number-mismatch", _rule_number_mismatch),
+    ("answer-self-conflict", _rule_answer_self_conflict),
+    ("open-item", _rule_open_item),
+    ("failures-remain", _rule_failures_remain),
+    ("constraint-violated", _rule_constraint_violated),
+    ("answer-admits-unfinished", _rule_admits_unfinished),
+    ("requested-deliverable-missing", _rule_deliverable_missing),
+    ("thin-report", _rule_thin_report),
+)
+
+#: Every rule id the judge can report, ``no-rule-fired`` last.
+RULE_IDS: tuple[str, ...] = (
+    "already-authorized",
+    *(name for name, _ in _RULES),
+    "no-rule-fired",
+)
+
+
+def explain(numbering: Numbering) -> RuleHit:
+    """Run the rules on one numbered material and say which fired (SPEC §5, §13).
+
+    Args:
+        numbering: the material numbered by ``jev.positions.number``; Todo positions
+            carry their status.
+
+    Returns:
+        The first rule hit in priority order, or ``complete`` with focus ``none``
+        (rule ``no-rule-fired``). The focus id always exists in ``numbering`` and fits
+        the assessment (real position for omission/contradiction/needs-user).
+
+    Deterministic, no I/O; a few milliseconds at 24,000 characters.
+    """
+    view = _View(numbering)
+    for _name, rule in _RULES:
+        hit = rule(view)
+        if hit is not None:
+            return hit
+    return RuleHit(
+        "no-rule-fired",
+        "complete",
+        "none",
+        "no heuristic found an unfinished, contradicted or user-blocked requirement",
+        0.5,
+    )
+
+
+class RulesJudge:
+    """The offline heuristic judge (SPEC §13): the embedded default judge.
+
+    ``info`` is ``JudgeInfo(provider="rules", model="heuristic-v1", heuristic=True)``;
+    every reply carries ``"heuristic": true`` and the ``rule`` that fired. It reads the
+    structured ``numbering`` and ignores the rendered prompt text; it never raises
+    transport errors and costs no tokens (``usage`` is ``None``).
+    """
+
+    info = JudgeInfo(provider="rules", model="heuristic-v1", heuristic=True)
+
+    @classmethod
+    def from_settings(cls, settings: JudgeSettings) -> RulesJudge:
+        """Registry factory (``jev.judges.rules:RulesJudge.from_settings``).
+
+        The rules judge has no options; ``settings`` (model, URL, key, timeout) is
+        accepted and ignored.
+        """
+        del settings
+        return cls()
+
+    def ask(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
+        """Judge ``numbering``; return the JSON reply text a model would send.
+
+        Args:
+            judge_input: the rendered input (unused; kept for the Judge protocol).
+            numbering: the numbered material.
+
+        Returns:
+            ``JudgeAnswer(text=<JSON with assessment, focus, confidence, rule,
+            heuristic>, usage=None, model="heuristic-v1", latency_ms=<ms>)``.
+        """
+        del judge_input
+        started = time.perf_counter()
+        hit = explain(numbering)
+        elapsed_ms = (time.perf_counter() - started) * 1000.0
+        return JudgeAnswer(
+            text=hit.to_reply(), usage=None, model=self.info.model, latency_ms=elapsed_ms
+        )
+
+    async def ask_async(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
+        """Async twin of :meth:`ask` (pure CPU, so it simply runs inline)."""
+        return self.ask(judge_input, numbering)
+
+    def close(self) -> None:
+        """Nothing to release (idempotent)."""
