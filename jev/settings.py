@@ -435,10 +435,12 @@ def check_profile_name(name: str) -> str:
 def active_profile(explicit: str | None = None) -> str:
     """The profile in force: ``explicit`` (``--profile``) > ``$JEV_PROFILE`` > ``default``.
 
+    An empty ``$JEV_PROFILE`` counts as unset; an empty ``explicit`` name is refused.
+
     Raises:
         UsageError: the chosen name is not a valid profile name.
     """
-    if explicit:
+    if explicit is not None:
         return check_profile_name(explicit)
     env = os.environ.get("JEV_PROFILE")
     if env:
