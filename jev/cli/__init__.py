@@ -59,6 +59,8 @@ COMMANDS: dict[str, str] = {
     "profiles": "jev.cli.settings_cmd",
     "install": "jev.cli.install_cmd",
     "uninstall": "jev.cli.install_cmd",
+    "retry": "jev.cli.turn_cmd",
+    "cancel": "jev.cli.turn_cmd",
     "records": "jev.cli.records_cmd",
     "prompt-section": "jev.cli.prompt_cmd",
 }

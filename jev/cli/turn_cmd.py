@@ -1,0 +1,152 @@
+"""``jev retry`` and ``jev cancel``: act on the current turn of a hooked session (SPEC §6–§8).
+
+::
+
+    jev retry  [--session S] [--profile P] [--json]
+    jev cancel [--session S] [--json]
+
+The session is the one named, else the most recently audited one, as remembered by
+the stop hooks in ``<jev_home>/sessions.json`` (:class:`jev.hosts.hook.SessionIndex`).
+
+``retry`` re-reads the complete current material of that session's current turn from
+its transcript (or, for hosts whose material came from the hook input — Gemini,
+Cursor — the material remembered at the last stop) and audits it again with the saved
+settings (SPEC §7: "a retry reads the complete current material and the saved
+settings again"). The agent is not running at that point, so nothing is sent into the
+turn: when the verdict calls for a supplement its text is printed for the user.
+
+``cancel`` ends the audit of that turn without rewriting anything (SPEC §8).
+
+Exit codes follow ``jev audit``: 0 complete/cancelled/nothing to do, 3 incomplete,
+4 a problem remains, 5 needs-user, 2 usage (no such session).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jev.api import Decision
+    from jev.domain import Material
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``retry`` and ``cancel`` subcommands (once, whichever name asks)."""
+    if "retry" in subparsers.choices:
+        return
+    retry = subparsers.add_parser(
+        "retry",
+        help="audit the current turn of the latest (or named) session again",
+        description=(
+            "Re-audit the current turn of a hooked session with its complete current "
+            "material and the saved settings (e.g. after raising evidence_chars)."
+        ),
+    )
+    retry.add_argument("--session", default=None, help="session id (default: the latest)")
+    retry.add_argument("--profile", default=None, help="profile (default: the one the hook used)")
+    retry.add_argument("--json", action="store_true", help="print the decision as JSON")
+    cancel = subparsers.add_parser(
+        "cancel",
+        help="end the audit of the current turn without rewriting anything",
+        description="End the completion audit of a hooked session's current turn.",
+    )
+    cancel.add_argument("--session", default=None, help="session id (default: the latest)")
+    cancel.add_argument("--json", action="store_true", help="print the decision as JSON")
+
+
+def _session(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
+    from jev.errors import UsageError
+    from jev.hosts.hook import SessionIndex
+
+    index = SessionIndex()
+    if args.session:
+        entry = index.get(args.session)
+        if entry is None:
+            raise UsageError(
+                f"no hooked session {args.session!r} is known under {index.path}; "
+                "run without --session for the latest one."
+            )
+        return args.session, entry
+    latest = index.latest()
+    if latest is None:
+        raise UsageError(
+            "no hooked session is known yet: a stop hook records a session when it audits "
+            "a turn (install one with `jev install claude-code`)."
+        )
+    return latest
+
+
+def _current(session: str, entry: dict[str, Any]) -> tuple[str, Material | None, int | None, str]:
+    """``(turn key, material or None, turn number, reason when None)``."""
+    from jev.domain import Material
+
+    host = str(entry.get("host") or "")
+    path = entry.get("transcript_path")
+    if host in ("claude-code", "codex") and path:
+        from jev.hosts.transcript import read_current_turn
+
+        turn = read_current_turn(path, host)
+        if turn.status != "ready" or turn.material is None:
+            return turn.key, None, None, turn.reason or turn.status
+        return turn.key, turn.material, (entry.get("turn_number") or None), ""
+    stored = entry.get("material")
+    if isinstance(stored, dict):
+        return str(entry.get("turn") or ""), Material.from_json(stored), None, ""
+    return str(entry.get("turn") or ""), None, None, "the session's material was not remembered"
+
+
+def _exit_code(decision: Decision) -> int:
+    from jev.cli import EXIT_INCOMPLETE, EXIT_NEEDS_USER, EXIT_OK, EXIT_PROBLEM
+
+    return {
+        "incomplete": EXIT_INCOMPLETE,
+        "supplement": EXIT_PROBLEM,
+        "exhausted": EXIT_PROBLEM,
+        "hand-to-user": EXIT_NEEDS_USER,
+    }.get(decision.action, EXIT_OK)
+
+
+def _print(decision: Decision, session: str, turn: str, as_json: bool) -> None:
+    if as_json:
+        data = decision.to_json()
+        data.update({"session": session, "turn": turn})
+        print(json.dumps(data, ensure_ascii=False))
+        return
+    print(f"session {session}, turn {turn}: {decision.action}")
+    if decision.notice:
+        print(decision.notice)
+    if decision.action == "supplement" and decision.supplement:
+        print(
+            "The agent is not running, so this supplement was not sent; paste it to the "
+            "agent to continue the turn:"
+        )
+        print(decision.supplement)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``retry`` or ``cancel``; return the exit code (module docstring)."""
+    from jev.api import Auditor
+
+    session, entry = _session(args)
+    host = str(entry.get("host") or "api")
+    if args.command == "cancel":
+        turn = str(entry.get("turn") or "")
+        with Auditor(profile=entry.get("profile") or None, host=host) as auditor:
+            decision = auditor.cancel(session, turn)
+        _print(decision, session, turn, args.json)
+        return 0
+    turn, material, number, reason = _current(session, entry)
+    if material is None:
+        print(f"session {session}: nothing to retry: {reason}", file=sys.stderr)
+        return 0
+    profile = args.profile or entry.get("profile") or None
+    # An explicit retry audits even when the profile has since been disabled.
+    with Auditor(profile=profile, host=host, honour_enabled=False) as auditor:
+        decision = auditor.retry(session, turn, material, turn_number=number)
+    _print(decision, session, turn, args.json)
+    return _exit_code(decision)
