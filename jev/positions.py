@@ -34,6 +34,8 @@ _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})(.*)")
 _LIST_ITEM = re.compile(
     r"[ \t\u3000]*(?:[-*+•]\s|\d{1,9}[.)]\s|[A-Za-z][.)]\s|\d{1,9}[、．]|[（(]\d{1,9}[）)])"
 )
+#: First characters (after indentation) that may start a list item other than "a) x".
+_LIST_FIRST = frozenset("-*+•（(0123456789")
 _HEADING = re.compile(r"[ \t]*#{1,6}(?:\s|$)")
 _TABLE_ROW = re.compile(r"[ \t]*\|")
 #: Inline code spans (single or double backticks) within one line.
@@ -41,7 +43,9 @@ _INLINE_CODE = re.compile(r"``[^\n]*?``|`[^`\n]+`")
 #: A run of sentence-ending punctuation with any closing quotes/brackets after it.
 _SENTENCE_END = re.compile(r"[.!?。！？；…]+[\"'”’)\]}」』】》）]*")
 _CJK_ENDS = frozenset("。！？；")
-_WORD_BEFORE = re.compile(r"(\S+)$")
+_ANY_END = re.compile(r"[.!?。！？；…]")
+#: Longest text inspected before a "." for an abbreviation (all are shorter).
+_ABBREVIATION_WINDOW = 12
 #: Words ending in "." that do not end a sentence (lower-cased, without the final dot).
 _ABBREVIATIONS = frozenset(
     {
@@ -208,15 +212,18 @@ def _cuts(text: str) -> Iterator[int]:
                 fence = None
                 yield end
             continue
-        if not line.strip():
+        stripped = line.strip()
+        if not stripped:
             continue  # blank: joins the previous segment (whitespace travels)
-        opening = _FENCE.match(line)
-        if opening and not (opening.group(1)[0] == "`" and "`" in opening.group(2)):
-            fence = opening.group(1)
-            in_list = False
-            yield start
-            continue
-        if _LIST_ITEM.match(line):
+        first = stripped[0]
+        if first in "`~":
+            opening = _FENCE.match(line)
+            if opening and not (opening.group(1)[0] == "`" and "`" in opening.group(2)):
+                fence = opening.group(1)
+                in_list = False
+                yield start
+                continue
+        if (first in _LIST_FIRST or stripped[1:2] in (".", ")")) and _LIST_ITEM.match(line):
             in_list = True
             yield start
             continue
@@ -224,7 +231,7 @@ def _cuts(text: str) -> Iterator[int]:
             continue  # an indented continuation of the list item above
         in_list = False
         yield start
-        if _HEADING.match(line) or _TABLE_ROW.match(line):
+        if first in "#|" and (_HEADING.match(line) or _TABLE_ROW.match(line)):
             continue
         for offset in _sentence_cuts(line):
             yield start + offset
@@ -232,13 +239,13 @@ def _cuts(text: str) -> Iterator[int]:
 
 def _sentence_cuts(line: str) -> Iterator[int]:
     """Offsets inside one line (without its line end) where a new sentence starts."""
-    if not any(ch in line for ch in ".!?。！？；…"):
+    if _ANY_END.search(line) is None:
         return
     code_spans = [m.span() for m in _INLINE_CODE.finditer(line)] if "`" in line else []
     n = len(line)
     for match in _SENTENCE_END.finditer(line):
         mark_start, end = match.span()
-        if any(a <= mark_start < b for a, b in code_spans):
+        if code_spans and any(a <= mark_start < b for a, b in code_spans):
             continue
         nxt = end
         while nxt < n and line[nxt].isspace():
@@ -246,7 +253,7 @@ def _sentence_cuts(line: str) -> Iterator[int]:
         if nxt >= n:
             return  # only whitespace left on the line: the line end cuts
         marks = match.group()
-        if any(ch in _CJK_ENDS for ch in marks):
+        if not _CJK_ENDS.isdisjoint(marks):
             yield nxt
             continue
         if nxt == end:
@@ -254,7 +261,7 @@ def _sentence_cuts(line: str) -> Iterator[int]:
         if line[nxt].islower() and line[nxt].isascii():
             continue  # "see e.g. this", "approx. five"
         if marks.rstrip("\"'”’)]}」』】》）") == ".":
-            word = _WORD_BEFORE.search(line, 0, mark_start)
-            if word and word.group(1).lower().lstrip("(\"'") in _ABBREVIATIONS:
+            window = line[max(0, mark_start - _ABBREVIATION_WINDOW) : mark_start].split()
+            if window and window[-1].lower().lstrip("(\"'") in _ABBREVIATIONS:
                 continue
         yield nxt

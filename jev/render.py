@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import json.encoder
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +52,8 @@ __all__ = [
 OPEN_MARKER = "<<<MATERIAL>>>"
 #: Line that closes the material data block; never appears inside the block.
 CLOSE_MARKER = "<<<END MATERIAL>>>"
+_encode_string: Any = json.encoder.encode_basestring  # C-accelerated when available
+
 #: Largest accepted ``evidence_chars`` (SPEC §7, §10).
 MAX_BUDGET_CHARS = 1_000_000
 
@@ -63,12 +66,25 @@ def data_json(value: Any) -> str:
     written as JSON ``\\u003c``/``\\u003e`` escapes so the block markers cannot occur.
     ``json.loads`` of the result gives ``value`` back unchanged.
     """
-    text = json.dumps(value, ensure_ascii=False)
-    if "<<<" in text:
-        text = text.replace("<<<", "\\u003c\\u003c\\u003c")
-    if ">>>" in text:
-        text = text.replace(">>>", "\\u003e\\u003e\\u003e")
-    return text
+    return _neutralise_markers(json.dumps(value, ensure_ascii=False))
+
+
+def _quote(text: str) -> str:
+    """JSON string literal of ``text`` (ensure_ascii=False), like ``json.dumps(text)``."""
+    return _encode_string(text)
+
+
+def _neutralise_markers(json_text: str) -> str:
+    """Write every ``<<<``/``>>>`` run of JSON text as ``\\u003c``/``\\u003e`` escapes.
+
+    Only valid where the runs are inside JSON strings (the only place ``<`` and ``>``
+    can occur in JSON), so the decoded value is unchanged.
+    """
+    if "<<<" in json_text:
+        json_text = json_text.replace("<<<", "\\u003c\\u003c\\u003c")
+    if ">>>" in json_text:
+        json_text = json_text.replace(">>>", "\\u003e\\u003e\\u003e")
+    return json_text
 
 
 @cache
@@ -158,28 +174,35 @@ def render_judge_input(numbering: Numbering, language: str) -> JudgeInput:
         A :class:`~jev.domain.JudgeInput`: ``system`` = the fixed rules, ``user`` =
         the reference list plus the material data block (one JSON object per position:
         ``{"id", "msg", "text"}`` for request segments, ``{"id", "status", "text"}`` for
-        Todo items, ``{"id", "text"}`` for answer segments), ``template_hash`` over both
-        template sources.
+        Todo items, ``{"id", "text"}`` for answer segments, each line made by :func:`data_json`),
+        ``template_hash`` over both template sources.
 
     Raises:
         UsageError: ``language`` is not ``en`` or ``zh``.
     """
     system_name, user_name = judge_template_names(language)
-    records: list[dict[str, Any]] = []
+    lines: list[str] = []
     counts = {"request": 0, "todo": 0, "answer": 0}
+    quote = _quote
+    # Hand-built equivalent of data_json({...}) per position (ids are plain ASCII,
+    # strings go through json's own string encoder): same output, several times faster.
     for p in numbering.positions:
         if p.kind == "request":
-            records.append({"id": p.id, "msg": p.message, "text": p.text})
+            lines.append(f'{{"id": "{p.id}", "msg": {p.message}, "text": {quote(p.text)}}}')
         elif p.kind == "todo":
-            records.append({"id": p.id, "status": p.status, "text": p.text})
+            status = quote(p.status or "")
+            lines.append(f'{{"id": "{p.id}", "status": {status}, "text": {quote(p.text)}}}')
         elif p.kind == "answer":
-            records.append({"id": p.id, "text": p.text})
+            lines.append(f'{{"id": "{p.id}", "text": {quote(p.text)}}}')
         else:
             continue
         counts[p.kind] += 1
+    block = "\n".join(lines)
+    if "<<<" in block or ">>>" in block:
+        block = _neutralise_markers(block)
     user = render_template(
         user_name,
-        records=records,
+        block=block,
         n_request=counts["request"],
         n_todo=counts["todo"],
         n_answer=counts["answer"],

@@ -91,9 +91,12 @@ def test_hostile_material_stays_inside_the_data_block(language: str, hostile: st
 @given(st.lists(st.text(max_size=60), min_size=1, max_size=3), st.text(max_size=120))
 def test_any_material_round_trips_through_the_block(requests: list[str], answer: str) -> None:
     numbering = number(Material(tuple(requests), (TodoItem(answer[:30], "pending"),), answer))
-    records = _records(render_judge_input(numbering, "en").user)
+    user = render_judge_input(numbering, "en").user
+    records = _records(user)
     expected = [p for p in numbering.positions if p.kind in ("request", "todo", "answer")]
     assert [(r["id"], r["text"]) for r in records] == [(p.id, p.text) for p in expected]
+    # The fast hand-built lines are exactly what data_json would write.
+    assert all(line == data_json(json.loads(line)) for line in _block(user))
 
 
 def test_data_json_escapes_markers_and_round_trips() -> None:
