@@ -71,7 +71,8 @@ def data_json(value: Any) -> str:
 
 def _quote(text: str) -> str:
     """JSON string literal of ``text`` (ensure_ascii=False), like ``json.dumps(text)``."""
-    return _encode_string(text)
+    quoted: str = _encode_string(text)
+    return quoted
 
 
 def _neutralise_markers(json_text: str) -> str:
