@@ -1,0 +1,390 @@
+"""The audit record: one per audit attempt (SPEC §11), and its JSON line form.
+
+A :class:`Record` is a plain value. Its exported form is one JSON object per line
+(JSONL), described exactly by ``schemas/record.schema.json``; :func:`validate_record_json`
+checks a line's object against that schema (jsonschema is imported lazily, so this
+module stays cheap on the hook's fast path). The SQLite layout lives in
+:mod:`jev.store`; nothing here does I/O except reading the shipped schema.
+
+``round`` is defined as the normal-audit round the attempt belongs to, 1-based: the
+first audit of a turn is round 1, the audit after supplement *k* is round *k + 1*.
+An incomplete, stale, skipped or cancelled attempt carries the round it was trying
+to be (``loop_before.audits + 1``), so a technical failure and its successful retry
+share one round number, and neither counts as an extra normal audit (SPEC §6, §8).
+
+Plain ``dict`` values (``material``, ``loop_before``, ``loop_after``, ``action``,
+``settings``) keep the record independent of :mod:`jev.loop` and of future shapes of
+the value types they were built from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jev.domain import AuditOutcome, Material, Settings
+
+__all__ = [
+    "HOSTS",
+    "RECORD_STATUSES",
+    "Record",
+    "iso_utc",
+    "parse_iso_utc",
+    "record_from_outcome",
+    "validate_record_json",
+]
+
+#: Hosts a record can come from (SPEC §12).
+HOSTS: tuple[str, ...] = ("claude-code", "codex", "gemini", "cursor", "api", "cli")
+#: ``verdict`` (normal audit), ``skipped`` (no audit due), ``incomplete`` (no valid
+#: verdict), ``stale`` (verdict no longer applies to the turn, SPEC §14), ``cancelled``.
+RECORD_STATUSES: tuple[str, ...] = ("verdict", "skipped", "incomplete", "stale", "cancelled")
+
+_FOCUS_KEYS = ("id", "kind", "index", "quote", "status")
+
+
+def iso_utc(ts: float) -> str:
+    """Format epoch seconds as ISO-8601 UTC with milliseconds, e.g.
+    ``2026-05-09T07:35:25.123Z``."""
+    moment = datetime.fromtimestamp(ts, UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def parse_iso_utc(text: str) -> float:
+    """Parse an ISO-8601 timestamp (``Z`` or an offset; naive means UTC) into epoch
+    seconds.
+
+    Raises:
+        ValueError: when ``text`` is not an ISO-8601 timestamp.
+    """
+    moment = datetime.fromisoformat(text)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One audit attempt of one turn (SPEC §11, §14).
+
+    Attributes:
+        id: assigned by the store; ``None`` before insertion.
+        created_at: ISO-8601 UTC time of the attempt (see :func:`iso_utc`).
+        profile: settings profile in force.
+        host: one of :data:`HOSTS`.
+        session: the host's session id.
+        turn: the turn key (stable within the turn).
+        turn_number: 1-based turn index within the session, when known.
+        round: normal-audit round, 1-based (see the module docstring).
+        status: one of :data:`RECORD_STATUSES`.
+        material: the full material in turn-file shape (``Material.to_json()``), or
+            ``None`` when the attempt had none (e.g. cancelled, material missing).
+        material_hash: ``Material.digest()`` of the material judged ("" if none).
+        input_chars: characters of the rendered judge input, if rendered.
+        budget_chars: ``evidence_chars`` in force, in characters.
+        judge: ``{"provider", "model", "heuristic"}`` or ``None``.
+        raw_replies: raw reply text of every judge call, in order (any sequence is
+            stored as a tuple).
+        assessment: the verdict's assessment, for ``status == "verdict"``/``"stale"``.
+        focus: ``{"id", "kind", "index", "quote", "status"}`` of the focus position
+            (``quote`` is the exact original text), or ``None``.
+        confidence: the judge's diagnostic confidence, if given.
+        loop_before: the per-turn loop state before the decision (``LoopState`` JSON).
+        loop_after: the loop state after the decision.
+        action: the loop's action JSON (``{"kind", "round", "max_supplements",
+            "reason"}``), or ``None``.
+        supplement_text: the supplement sent to the agent, if any.
+        supplements_used: supplements used in this turn after the decision.
+        max_supplements: the turn's supplement budget.
+        error_kind: ``JevError.kind`` of a failure, if any.
+        reason: why the attempt was skipped/incomplete/stale/cancelled ("" otherwise).
+        latency_ms: summed judge latency in milliseconds.
+        usage: ``{"input_tokens", "output_tokens"}`` when reported, else ``None``.
+        attempts: judge calls made (1 + technical retries used; 0 when none).
+        settings: ``Settings.to_json()`` snapshot (holds the key's variable NAME only).
+        jev_version: Jev's version string.
+        template_hash: hash of the prompt templates used ("" if none rendered).
+        language: prompt language used (``en``/``zh``, "" if none).
+    """
+
+    created_at: str
+    profile: str
+    host: str
+    session: str
+    turn: str
+    round: int
+    status: str
+    id: int | None = None
+    turn_number: int | None = None
+    material: dict[str, Any] | None = None
+    material_hash: str = ""
+    input_chars: int | None = None
+    budget_chars: int | None = None
+    judge: dict[str, Any] | None = None
+    raw_replies: Sequence[str] = ()
+    assessment: str | None = None
+    focus: dict[str, Any] | None = None
+    confidence: float | None = None
+    loop_before: dict[str, Any] | None = None
+    loop_after: dict[str, Any] | None = None
+    action: dict[str, Any] | None = None
+    supplement_text: str | None = None
+    supplements_used: int = 0
+    max_supplements: int = 0
+    error_kind: str | None = None
+    reason: str = ""
+    latency_ms: float = 0.0
+    usage: dict[str, Any] | None = None
+    attempts: int = 0
+    settings: dict[str, Any] | None = None
+    jev_version: str = ""
+    template_hash: str = ""
+    language: str = ""
+
+    def __post_init__(self) -> None:
+        # Accept any sequence of strings (e.g. a list) and keep an immutable tuple, so
+        # equality does not depend on the container the caller used.
+        if not isinstance(self.raw_replies, tuple):
+            object.__setattr__(self, "raw_replies", tuple(self.raw_replies))
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the exported JSON object (one JSONL line; ``record.schema.json``)."""
+        return {
+            "id": self.id,
+            "created_at": self.created_at,
+            "profile": self.profile,
+            "host": self.host,
+            "session": self.session,
+            "turn": self.turn,
+            "turn_number": self.turn_number,
+            "round": self.round,
+            "status": self.status,
+            "material": self.material,
+            "material_hash": self.material_hash,
+            "input_chars": self.input_chars,
+            "budget_chars": self.budget_chars,
+            "judge": self.judge,
+            "raw_replies": list(self.raw_replies),
+            "assessment": self.assessment,
+            "focus": self.focus,
+            "confidence": self.confidence,
+            "loop_before": self.loop_before,
+            "loop_after": self.loop_after,
+            "action": self.action,
+            "supplement_text": self.supplement_text,
+            "supplements_used": self.supplements_used,
+            "max_supplements": self.max_supplements,
+            "error_kind": self.error_kind,
+            "reason": self.reason,
+            "latency_ms": self.latency_ms,
+            "usage": self.usage,
+            "attempts": self.attempts,
+            "settings": self.settings,
+            "jev_version": self.jev_version,
+            "template_hash": self.template_hash,
+            "language": self.language,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Record:
+        """Build a record from its exported JSON object.
+
+        The caller validates first (:func:`validate_record_json`); this only converts.
+
+        Raises:
+            KeyError / TypeError / ValueError: when required fields are missing or of
+                the wrong type (unvalidated input).
+        """
+        latency = data.get("latency_ms", 0.0)
+        confidence = data.get("confidence")
+        return cls(
+            id=data.get("id"),
+            created_at=str(data["created_at"]),
+            profile=str(data["profile"]),
+            host=str(data["host"]),
+            session=str(data["session"]),
+            turn=str(data["turn"]),
+            turn_number=data.get("turn_number"),
+            round=int(data["round"]),
+            status=str(data["status"]),
+            material=_dict_or_none(data.get("material")),
+            material_hash=str(data.get("material_hash") or ""),
+            input_chars=data.get("input_chars"),
+            budget_chars=data.get("budget_chars"),
+            judge=_dict_or_none(data.get("judge")),
+            raw_replies=tuple(str(r) for r in data.get("raw_replies") or ()),
+            assessment=data.get("assessment"),
+            focus=_dict_or_none(data.get("focus")),
+            confidence=None if confidence is None else float(confidence),
+            loop_before=_dict_or_none(data.get("loop_before")),
+            loop_after=_dict_or_none(data.get("loop_after")),
+            action=_dict_or_none(data.get("action")),
+            supplement_text=data.get("supplement_text"),
+            supplements_used=int(data.get("supplements_used", 0)),
+            max_supplements=int(data.get("max_supplements", 0)),
+            error_kind=data.get("error_kind"),
+            reason=str(data.get("reason") or ""),
+            latency_ms=float(latency),
+            usage=_dict_or_none(data.get("usage")),
+            attempts=int(data.get("attempts", 0)),
+            settings=_dict_or_none(data.get("settings")),
+            jev_version=str(data.get("jev_version") or ""),
+            template_hash=str(data.get("template_hash") or ""),
+            language=str(data.get("language") or ""),
+        )
+
+    def with_id(self, record_id: int | None) -> Record:
+        """Return a copy with ``id`` replaced (the store assigns ids)."""
+        return replace(self, id=record_id)
+
+    def digest(self) -> str:
+        """SHA-256 hex of the record's canonical JSON without ``id``.
+
+        Two records with the same digest are the same attempt; ``import`` uses this
+        to skip records a store already holds.
+        """
+        data = self.to_json()
+        data.pop("id")
+        blob = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+    def turn_key(self) -> tuple[str, str, str]:
+        """``(host, session, turn)``: the per-turn state key this record belongs to."""
+        return (self.host, self.session, self.turn)
+
+    def material_value(self) -> Material | None:
+        """The stored material as a :class:`jev.domain.Material` (``None`` if absent)."""
+        if self.material is None:
+            return None
+        from jev.domain import Material
+
+        return Material.from_json(self.material)
+
+
+def _dict_or_none(value: Any) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise TypeError(f"expected an object or null, got {type(value).__name__}")
+    return dict(value)
+
+
+def record_from_outcome(
+    outcome: AuditOutcome,
+    *,
+    now: float,
+    profile: str,
+    host: str,
+    session: str,
+    turn: str,
+    round: int,
+    material: Material | None,
+    loop_before: Mapping[str, Any] | None,
+    loop_after: Mapping[str, Any] | None,
+    action: Mapping[str, Any] | None,
+    supplements_used: int,
+    max_supplements: int,
+    settings: Settings | None,
+    supplement_text: str | None = None,
+    turn_number: int | None = None,
+    status: str | None = None,
+    reason: str | None = None,
+) -> Record:
+    """Build the record of one audit attempt from its :class:`AuditOutcome`.
+
+    Args:
+        outcome: the audit's outcome (verdict, raw replies, usage, sizes, hashes).
+        now: epoch seconds of the attempt (the caller's clock).
+        status: overrides ``outcome.status`` (use ``"stale"`` when the turn moved on
+            before the verdict could be acted upon, SPEC §14; ``"cancelled"``).
+        reason: overrides ``outcome.reason``.
+        Other arguments: see :class:`Record`'s attributes; ``loop_before`` /
+        ``loop_after`` / ``action`` are the JSON forms of the loop's values.
+
+    Raises:
+        ValueError: for an unknown host or status, or ``round < 1``.
+    """
+    from jev import __version__
+
+    final_status = status or outcome.status
+    if host not in HOSTS:
+        raise ValueError(f"unknown host {host!r}; expected one of {HOSTS}")
+    if final_status not in RECORD_STATUSES:
+        raise ValueError(f"unknown record status {final_status!r}; expected {RECORD_STATUSES}")
+    if round < 1:
+        raise ValueError(f"round must be >= 1, got {round}")
+    verdict = outcome.verdict
+    focus: dict[str, Any] | None = None
+    if verdict is not None:
+        focus = {
+            "id": verdict.focus.id,
+            "kind": verdict.focus.kind,
+            "index": verdict.focus.index,
+            "quote": verdict.focus.text,
+            "status": verdict.focus.status,
+        }
+    return Record(
+        created_at=iso_utc(now),
+        profile=profile,
+        host=host,
+        session=session,
+        turn=turn,
+        turn_number=turn_number,
+        round=round,
+        status=final_status,
+        material=None if material is None else material.to_json(),
+        material_hash=outcome.material_hash or ("" if material is None else material.digest()),
+        input_chars=outcome.input_chars,
+        budget_chars=outcome.budget_chars,
+        judge=None if outcome.judge is None else outcome.judge.to_json(),
+        raw_replies=tuple(outcome.raw_replies),
+        assessment=None if verdict is None else verdict.assessment,
+        focus=focus,
+        confidence=None if verdict is None else verdict.confidence,
+        loop_before=None if loop_before is None else dict(loop_before),
+        loop_after=None if loop_after is None else dict(loop_after),
+        action=None if action is None else dict(action),
+        supplement_text=supplement_text,
+        supplements_used=supplements_used,
+        max_supplements=max_supplements,
+        error_kind=outcome.error_kind,
+        reason=outcome.reason if reason is None else reason,
+        latency_ms=float(outcome.latency_ms),
+        usage=None if outcome.usage is None else outcome.usage.to_json(),
+        attempts=outcome.attempts,
+        settings=None if settings is None else settings.to_json(),
+        jev_version=__version__,
+        template_hash=outcome.template_hash,
+        language=outcome.language,
+    )
+
+
+@cache
+def _validator() -> Any:
+    import jsonschema
+
+    from jev.resources import data_file
+
+    schema = json.loads(data_file("schemas", "record.schema.json").read_text("utf-8"))
+    validator_cls = jsonschema.validators.validator_for(schema)
+    validator_cls.check_schema(schema)
+    return validator_cls(schema)
+
+
+def validate_record_json(data: Any) -> None:
+    """Check one exported record object against ``schemas/record.schema.json``.
+
+    Raises:
+        ValueError: naming the first offending field (JSON path) and the problem.
+    """
+    errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        first = errors[0]
+        where = "/".join(str(p) for p in first.absolute_path) or "(top level)"
+        raise ValueError(f"field {where}: {first.message}")
