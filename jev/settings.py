@@ -675,11 +675,13 @@ def list_profiles() -> list[ProfileInfo]:
 
 @contextmanager
 def _profile_lock(folder: Path, name: str, *, use_fcntl: bool | None = None) -> Iterator[None]:
-    """Exclusive lock for writers of one profile.
+    """Exclusive lock for writers of one profile (held across read-modify-write).
 
     ``fcntl.flock`` on ``<folder>/.<name>.lock`` where available (released by the OS if
     the holder dies); elsewhere an ``O_EXCL`` lock file ``.<name>.lock.x`` that is broken
-    when older than 30 s. Waits at most 10 s, then raises SettingsError.
+    when older than 30 s (best effort: breaking a dead writer's lock is not atomic, which
+    only matters on platforms without ``fcntl``). Waits at most 10 s, then raises
+    SettingsError.
     """
     if use_fcntl is None:
         use_fcntl = sys.platform != "win32"  # fcntl exists on every POSIX Python

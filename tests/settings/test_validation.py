@@ -356,3 +356,20 @@ def test_save_preserves_file_mode(jev_home: Path) -> None:
     path.chmod(0o600)
     st.save_settings("web", {"max_supplements": 4})
     assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_provider_accepts_judges_registered_in_the_process() -> None:
+    import jev.judges as judges
+
+    name = "h5b-test-judge"
+    with pytest.raises(SettingsError) as info:
+        st.validate_value("judge.provider", name)
+    assert "rules" in str(info.value) and "openai" in str(info.value)
+    judges.register_judge(name, "jev.judges.rules:RulesJudge.from_settings")
+    try:
+        assert st.save_settings("web", {"judge.provider": name}).judge.provider == name
+    finally:
+        with judges._lock:
+            judges._registry.pop(name, None)
+    with pytest.raises(SettingsError, match=name):
+        st.load_settings("web")  # unregistered again: the file's value is refused
