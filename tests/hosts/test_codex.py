@@ -1,0 +1,97 @@
+"""Codex rollout reader on the real rollouts and a hand-built one (SPEC §2, §3; HOSTS §3)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from jev.domain import TodoItem
+from jev.errors import MaterialMissing
+from jev.hosts import codex
+from jev.hosts.transcript import read_current_turn, read_turns
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+REAL = FIXTURES / "real"
+HAND = FIXTURES / "hand"
+OLD = REAL / "codex-0.58.0_AcidicSoil-codex-session-view_019a93b9.jsonl"
+NEW = REAL / "codex-0.104.0-alpha.1_madshn-localpush_019c8a59.jsonl"
+PLAN = HAND / "codex-plan.jsonl"
+
+
+def test_058_single_turn_plan_without_final_answer() -> None:
+    (turn,) = read_turns(OLD)
+    assert turn.status == "ready" and turn.material is not None
+    assert turn.material.request[0].startswith("finish up the users work")
+    assert len(turn.material.request) == 1  # not the response_item copy with context
+    assert [i.status for i in turn.material.todos] == ["completed", "in_progress", "pending"]
+    assert turn.material.todos[0].content.startswith("Inspect existing LM Studio")
+    assert turn.material.final_answer == ""  # recording stops mid-turn (SPEC §3: may be empty)
+
+
+def test_0104_turns_and_redacted_plans() -> None:
+    turns = read_turns(NEW)
+    assert len(turns) == 33
+    missing = [t.number for t in turns if t.status == "missing"]
+    assert missing == [10, 12]
+    for n in missing:
+        turn = turns[n - 1]
+        assert turn.material is None and turn.todo_used
+        assert turn.reason.startswith("material missing:") and "update_plan" in turn.reason
+    others = [t for t in turns if t.number not in missing]
+    assert all(t.status == "skipped" and t.reason == "no Todo use in this turn" for t in others)
+    # Extra user messages while the turn runs are adjustments of that turn.
+    counts = {t.number: len(t.material.request) for t in others if t.material}
+    assert counts[11] == 3 and counts[14] == 2 and counts[26] == 2 and counts[33] == 2
+    assert turns[0].key == "019c8a5a-2f22-7500-86a3-35cefafbe84e"
+
+
+def test_hand_plan_rollout() -> None:
+    t1, t2, t3 = read_turns(PLAN)
+    assert t1.key == "turn-a" and t1.status == "ready" and t1.material is not None
+    assert t1.material.request == (
+        "Fix the off-by-one in the parser and run the tests.",
+        "Keep the public API unchanged.",
+    )
+    assert [(i.content, i.status) for i in t1.material.todos] == [
+        ("Read the parser", "completed"),
+        ("Fix the off-by-one", "completed"),
+        ("Run the tests", "completed"),
+    ]
+    assert t1.material.final_answer == "Fixed the off-by-one; all 42 tests pass."
+    assert t2.ended_by_interrupt and t2.status == "skipped"
+    assert t3.material is not None and t3.material.final_answer == "Two fixes so far."
+
+
+@pytest.mark.parametrize("path", [OLD, NEW, PLAN], ids=str)
+def test_backward_equals_forward(path: Path) -> None:
+    assert read_current_turn(path) == dataclasses.replace(read_turns(path)[-1], number=0)
+
+
+def test_backward_turn_still_running(tmp_path: Path) -> None:
+    lines = PLAN.read_text("utf-8").splitlines()[:10]  # turn-a before task_complete
+    path = tmp_path / "r.jsonl"
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    turn = read_current_turn(path, last_assistant_message="hook answer")
+    assert turn.key == "turn-a" and turn.material is not None
+    assert turn.material.final_answer == "hook answer"
+    assert read_turns(path)[-1].material is not None
+
+
+def test_parse_plan_shapes() -> None:
+    args = json.dumps({"plan": [{"step": "a", "status": "done?"}]})
+    assert codex.parse_plan(args) == (TodoItem("a", "pending"),)
+    assert codex.parse_plan("[REDACTED_ARGUMENTS len=584 sha=2ea6cb32]") is None
+    assert codex.parse_plan(json.dumps({"plan": [{"status": "pending"}]})) is None
+    assert codex.parse_plan(json.dumps([1, 2])) is None
+    assert codex.parse_plan(json.dumps({"plan": []})) == ()
+
+
+def test_no_turn(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text(PLAN.read_text("utf-8").splitlines()[0] + "\n", "utf-8")
+    assert read_turns(path) == []
+    with pytest.raises(MaterialMissing):
+        read_current_turn(path)
