@@ -110,9 +110,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:  # the one place internal errors become exit 1
-        from jev.errors import JevError, UsageError
+        from jev.errors import JevError, SettingsError, UsageError
 
-        if isinstance(exc, UsageError):
+        if isinstance(exc, UsageError | SettingsError):
             print(f"jev: {exc}", file=sys.stderr)
             return EXIT_USAGE
         if os.environ.get("JEV_DEBUG"):

@@ -1,0 +1,302 @@
+"""``jev audit PATH``: audit one turn (or every turn) of a turn file or a session transcript.
+
+An explicit request: it runs whatever the profile's ``enabled`` switch says (hooks
+honour the switch). With no judge configured and none given, the offline rules judge
+is used and said to be used. Exit codes: see :mod:`jev.cli`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from jev.cli import EXIT_INCOMPLETE, EXIT_NEEDS_USER, EXIT_OK, EXIT_PROBLEM
+
+if TYPE_CHECKING:
+    from jev.domain import AuditOutcome, Settings
+    from jev.hosts.transcript import Turn
+    from jev.judges import Judge
+
+__all__ = ["register", "run"]
+
+#: Severity order for the exit code of a multi-turn run (worst wins).
+_SEVERITY = {EXIT_OK: 0, EXIT_PROBLEM: 1, EXIT_NEEDS_USER: 2, EXIT_INCOMPLETE: 3}
+
+
+def register(sub: Any) -> None:
+    """Add the ``audit`` subcommand to the ``jev`` parser."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        "audit",
+        help="audit a turn file or a session transcript",
+        description=(
+            "Audit the current (last) turn of PATH, or --turn N, or --all-turns. PATH is a "
+            "generic turn JSON file, a Claude Code transcript (JSONL) or a Codex rollout."
+        ),
+    )
+    p.add_argument("path", metavar="PATH", help="turn file (.json) or session transcript (.jsonl)")
+    p.add_argument(
+        "--from",
+        dest="fmt",
+        choices=("auto", "turn", "claude-code", "codex"),
+        default="auto",
+        help="input format (default: detected from the file)",
+    )
+    which = p.add_mutually_exclusive_group()
+    which.add_argument(
+        "--turn", type=int, metavar="N", help="audit turn N (1-based) of a transcript"
+    )
+    which.add_argument(
+        "--all-turns", action="store_true", help="consider every turn of the transcript"
+    )
+    p.add_argument(
+        "--profile", metavar="P", help="settings profile (default: JEV_PROFILE or 'default')"
+    )
+    p.add_argument(
+        "--judge", metavar="NAME", help="judge: rules, openai, anthropic (overrides the profile)"
+    )
+    p.add_argument("--model", metavar="M", help="judge model name")
+    p.add_argument(
+        "--base-url", metavar="URL", help="judge base URL (OpenAI-compatible or Anthropic)"
+    )
+    p.add_argument(
+        "--api-key-env", metavar="NAME", help="environment variable that holds the API key"
+    )
+    p.add_argument("--language", choices=("auto", "en", "zh"), help="prompt language")
+    p.add_argument(
+        "--evidence-chars",
+        type=int,
+        metavar="N",
+        help="budget of rendered judge input (1..1,000,000)",
+    )
+    p.add_argument("--json", action="store_true", help="JSON Lines: one object per turn considered")
+    p.add_argument("--no-record", action="store_true", help="do not write audit records")
+
+
+def _effective_settings(args: argparse.Namespace) -> tuple[Settings, bool]:
+    """Profile settings with command-line overrides; also whether a judge was chosen."""
+    from jev.errors import UsageError
+    from jev.settings import load_settings, validate_settings
+
+    settings = load_settings(args.profile)
+    judge = settings.judge
+    overrides: dict[str, Any] = {}
+    if args.judge:
+        overrides["provider"] = args.judge
+    if args.model is not None:
+        overrides["model"] = args.model
+    if args.base_url is not None:
+        overrides["base_url"] = args.base_url
+    if args.api_key_env is not None:
+        overrides["api_key_env"] = args.api_key_env
+    if overrides:
+        judge = replace(judge, **overrides)
+    top: dict[str, Any] = {"judge": judge}
+    if args.language:
+        top["language"] = args.language
+    if args.evidence_chars is not None:
+        if not 1 <= args.evidence_chars <= 1_000_000:
+            raise UsageError(
+                f"--evidence-chars {args.evidence_chars} is out of range: "
+                "give 1 … 1,000,000 characters"
+            )
+        top["evidence_chars"] = args.evidence_chars
+    settings = validate_settings(replace(settings, **top))
+    chosen = bool(args.judge) or settings.judge.provider != "rules"
+    return settings, chosen
+
+
+def _select(turns: list[Turn], args: argparse.Namespace) -> list[Turn]:
+    from jev.errors import MaterialMissing, UsageError
+
+    if not turns:
+        raise MaterialMissing(f"material missing: no turn found in {args.path}")
+    if args.all_turns:
+        return turns
+    if args.turn is not None:
+        if not 1 <= args.turn <= len(turns):
+            raise UsageError(f"--turn {args.turn}: {args.path} has turns 1 … {len(turns)}")
+        return [turns[args.turn - 1]]
+    return [turns[-1]]
+
+
+def _exit_for(outcome_status: str, assessment: str | None) -> int:
+    if outcome_status == "incomplete":
+        return EXIT_INCOMPLETE
+    if assessment == "needs-user":
+        return EXIT_NEEDS_USER
+    if assessment in ("omission", "contradiction", "unknown"):
+        return EXIT_PROBLEM
+    return EXIT_OK
+
+
+def _result(
+    turn: Turn, outcome: AuditOutcome | None, settings: Settings, judge: Judge
+) -> dict[str, Any]:
+    """The JSON object for one turn considered (also the basis of the human line)."""
+    info = judge.info
+    base: dict[str, Any] = {
+        "turn": turn.number,
+        "key": turn.key,
+        "status": "skipped",
+        "assessment": None,
+        "focus": None,
+        "reason": turn.reason,
+        "judge": info.to_json(),
+        "input_chars": None,
+        "budget_chars": settings.evidence_chars,
+        "usage": None,
+        "latency_ms": None,
+        "error_kind": None,
+        "rule": None,
+    }
+    if turn.status == "missing":
+        base.update(status="incomplete", error_kind="material-missing")
+        return base
+    if outcome is None:
+        return base
+    base.update(
+        status=outcome.status,
+        reason=outcome.reason,
+        input_chars=outcome.input_chars,
+        usage=outcome.usage.to_json() if outcome.usage else None,
+        latency_ms=outcome.latency_ms if outcome.status != "skipped" else None,
+        error_kind=outcome.error_kind,
+    )
+    if outcome.verdict is not None:
+        f = outcome.verdict.focus
+        base["assessment"] = outcome.verdict.assessment
+        base["focus"] = {"id": f.id, "kind": f.kind, "quote": f.text}
+        if info.heuristic and outcome.raw_replies:
+            try:
+                base["rule"] = json.loads(outcome.raw_replies[-1]).get("rule")
+            except (ValueError, AttributeError):
+                base["rule"] = None
+    return base
+
+
+def _human(result: dict[str, Any], chosen: bool) -> str:
+    n = result["turn"]
+    status = result["status"]
+    if status == "skipped":
+        return f"turn {n}: skipped: {result['reason']}"
+    if status == "incomplete":
+        reason = result["reason"]
+        if result["error_kind"] == "material-missing":
+            text = (
+                reason if reason.startswith("material missing") else f"material missing: {reason}"
+            )
+            return f"turn {n}: {text}"
+        if result["error_kind"] == "over-budget":
+            return f"turn {n}: over budget: {reason}"
+        return f"turn {n}: audit incomplete: {reason}"
+    judge = result["judge"]
+    label = judge["provider"] + (f" ({judge['model']})" if judge["model"] else "")
+    if judge["heuristic"]:
+        label += ", heuristic"
+        if result.get("rule"):
+            label += f" rule {result['rule']}"
+        if not chosen:
+            label += "; no model configured, offline rules judge used"
+    focus = result["focus"]
+    lines = [f"turn {n}: {result['assessment']}"]
+    if focus["kind"] not in ("none", "all"):
+        quote = json.dumps(focus["quote"], ensure_ascii=False)
+        lines.append(f"  focus {focus['id']} ({focus['kind']}): {quote}")
+    else:
+        lines.append(f"  focus {focus['id']}")
+    lines.append(f"  judge: {label}")
+    lines.append(f"  input {result['input_chars']:,} of {result['budget_chars']:,} characters")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``jev audit``; returns the exit code (worst over the turns considered)."""
+    from jev.audit import run_audit
+    from jev.errors import MaterialMissing
+    from jev.hosts.transcript import read_turns
+    from jev.judges import create_judge
+
+    settings, chosen = _effective_settings(args)
+    try:
+        turns = _select(read_turns(args.path, args.fmt), args)
+    except MaterialMissing as exc:
+        msg = str(exc)
+        if args.json:
+            print(
+                json.dumps(
+                    {"turn": None, "status": "incomplete", "error_kind": exc.kind, "reason": msg}
+                )
+            )
+        else:
+            print(msg if msg.startswith("material missing") else f"material missing: {msg}")
+        return EXIT_INCOMPLETE
+
+    judge = create_judge(settings.judge)
+    worst = EXIT_OK
+    results: list[dict[str, Any]] = []
+    try:
+        for turn in turns:
+            outcome = None
+            if turn.status == "ready" and turn.material is not None:
+                outcome = run_audit(turn.material, settings, judge)
+            result = _result(turn, outcome, settings, judge)
+            results.append(result)
+            code = _exit_for(result["status"], result["assessment"])
+            worst = max(worst, code, key=lambda c: _SEVERITY[c])
+            if args.json:
+                print(json.dumps(result, ensure_ascii=False), flush=True)
+            else:
+                print(_human(result, chosen), flush=True)
+            if outcome is not None and not args.no_record and turn.material is not None:
+                _record(args, settings, turn, outcome)
+    finally:
+        judge.close()
+    if not args.json and len(results) > 1:
+        audited = sum(1 for r in results if r["status"] == "verdict")
+        skipped = sum(1 for r in results if r["status"] == "skipped")
+        incomplete = sum(1 for r in results if r["status"] == "incomplete")
+        print(
+            f"{len(results)} turns: {audited} audited, {skipped} skipped, {incomplete} incomplete"
+        )
+    return worst
+
+
+def _record(
+    args: argparse.Namespace, settings: Settings, turn: Turn, outcome: AuditOutcome
+) -> None:
+    """Write the audit record (host ``cli``); a store problem is a warning, not a failure."""
+    import hashlib
+    import os
+
+    from jev.api import build_record
+    from jev.errors import JevError
+    from jev.loop import LoopState, decide
+    from jev.store import Store, TurnKey
+
+    assert turn.material is not None
+    session = "cli:" + hashlib.sha256(os.path.abspath(args.path).encode()).hexdigest()[:16]
+    key = TurnKey("cli", session, turn.key)
+    before = LoopState()
+    after, action = decide(before, outcome, settings.max_supplements)
+    record = build_record(
+        key,
+        settings,
+        before,
+        after,
+        action,
+        outcome,
+        turn.material,
+        turn.number,
+        status=outcome.status,
+    )
+    try:
+        store = Store()
+        try:
+            store.add_record(record, records_days=settings.records_days)
+        finally:
+            store.close()
+    except JevError as exc:
+        print(f"jev: warning: audit record not written: {exc}", file=sys.stderr)

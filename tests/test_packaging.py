@@ -1,0 +1,124 @@
+"""`pip install .` ships prompts, schemas and settings inside the package (issue 2, item 1).
+
+Builds a real wheel, installs it into a fresh venv (dependencies come from the running
+interpreter's site-packages through a .pth line, so no network is needed) and runs the
+installed ``jev audit`` from an unrelated working directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import site
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(out),
+            str(REPO),
+        ],
+        check=True,
+        cwd=out,
+    )
+    (whl,) = out.glob("jev-*.whl")
+    return whl
+
+
+def test_wheel_contains_data_files(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert "jev/settings/default.toml" in names
+    assert "jev/schemas/judge-reply.schema.json" in names
+    assert "jev/schemas/turn.schema.json" in names
+    assert "jev/schemas/record.schema.json" in names
+    assert any(n.startswith("jev/prompts/judge") and n.endswith(".j2") for n in names)
+    assert any(n.startswith("jev/prompts/supplement") for n in names)
+
+
+def test_installed_wheel_runs_audit_from_any_directory(wheel: Path, tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    purelib = Path(
+        subprocess.run(
+            [
+                str(venv / "bin" / "python"),
+                "-c",
+                "import sysconfig; print(sysconfig.get_path('purelib'))",
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    )
+    # Dependencies from this interpreter, appended after the venv's own site-packages.
+    deps = [sysconfig.get_path("purelib"), *site.getsitepackages()]
+    (purelib / "_jev_test_deps.pth").write_text("\n".join(dict.fromkeys(deps)) + "\n")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "-q",
+            "--target",
+            str(purelib),
+            str(wheel),
+        ],
+        check=True,
+    )
+    installed = purelib / "jev"
+    assert (installed / "prompts").is_dir() and (installed / "schemas").is_dir()
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    env = {**os.environ, "JEV_HOME": str(tmp_path / "home"), "PYTHONPATH": ""}
+    example = REPO / "examples" / "turn-omission.json"
+    proc = subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import sys; from jev.cli import main; sys.exit(main())",
+            "audit",
+            str(example),
+            "--json",
+        ],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode in (0, 4, 5), proc.stderr
+    line = json.loads(proc.stdout.splitlines()[0])
+    assert line["status"] == "verdict"
+    assert line["judge"]["provider"] == "rules" and line["judge"]["heuristic"] is True
+    # the code that ran is the installed copy, not the repository's
+    probe = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import jev; print(jev.__file__)"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert str(purelib) in probe.stdout
