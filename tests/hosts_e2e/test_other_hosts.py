@@ -1,0 +1,179 @@
+"""Codex (thin harness), Gemini and Cursor adapters, and the hook's fast path."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from jev.settings import save_settings
+from jev.store import Store
+from tests.fakeserver import FakeProvider
+from tests.hosts_e2e.conftest import prompts_seen, verdict
+from tests.hosts_e2e.harness import JEV, ClaudeCodeSim, CodexSim, run_hook
+
+
+def test_codex_turn_supplement_then_complete(tmp_path: Path, judge: FakeProvider) -> None:
+    judge.script(verdict("omission", "R2"), verdict("complete", "none"))
+    sim = CodexSim(tmp_path)
+    sim.start()
+    sim.prompt("Add retries to the client. Log each retry.")
+    sim.plan(("Add retries", "completed"), ("Log retries", "pending"))
+    sim.say("Retries added.")
+    first = sim.stop()
+    assert first.blocked and "Log each retry." in first.reason
+    sim.plan(("Add retries", "completed"), ("Log retries", "completed"))
+    sim.say("Retries added and each retry is logged at WARN.")
+    second = sim.stop(stop_hook_active=True)
+    assert not second.blocked and second.answer and "complete" in second.answer["systemMessage"]
+    sim.end_turn()
+    with Store() as store:
+        records = sorted(store.list_records(session=sim.session_id), key=lambda r: r.id)
+    assert [r.assessment for r in records] == ["omission", "complete"]
+    assert {r.turn for r in records} == {sim.turn_id} and records[0].host == "codex"
+    assert "hook_prompt" not in prompts_seen(judge)[1]
+
+
+def test_codex_without_plan_or_transcript_is_quiet(tmp_path: Path, judge: FakeProvider) -> None:
+    sim = CodexSim(tmp_path)
+    sim.start()
+    sim.prompt("What does this repo do?")
+    sim.say("It is a CLI.")
+    assert sim.stop().answer is None
+    null_path = sim.stop(transcript_path=None)
+    assert null_path.code == 0 and "material missing" in null_path.answer["systemMessage"]
+    assert judge.count == 0
+
+
+def _gemini_chat(path: Path, prompt: str, todos: list[dict[str, str]] | None) -> None:
+    messages = [{"type": "user", "content": prompt, "timestamp": "t1"}]
+    calls = [] if todos is None else [{"name": "write_todos", "args": {"todos": todos}}]
+    messages.append({"type": "gemini", "content": "Working.", "toolCalls": calls})
+    path.write_text(json.dumps({"sessionId": "g1", "messages": messages}))
+
+
+def test_gemini_after_agent_denies_then_recognises_its_own_prompt(
+    tmp_path: Path, judge: FakeProvider
+) -> None:
+    judge.script(verdict("contradiction", "T2"), verdict("complete", "none"))
+    chat = tmp_path / "session-1.json"
+    prompt = "Migrate the settings page. Keep the old URL working."
+    todos = [
+        {"description": "Migrate page", "status": "completed"},
+        {"description": "Keep old URL", "status": "cancelled"},
+    ]
+    _gemini_chat(chat, prompt, todos)
+    base = {
+        "session_id": "g1",
+        "transcript_path": str(chat),
+        "cwd": str(tmp_path),
+        "hook_event_name": "AfterAgent",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "prompt": prompt,
+        "prompt_response": "Done, old URL works.",
+        "stop_hook_active": False,
+    }
+    first = run_hook(f"{JEV} hook gemini", base, cwd=tmp_path)
+    assert first.answer and first.answer["decision"] == "deny" and first.answer["reason"]
+    assert "[cancelled] Keep old URL" in prompts_seen(judge)[0]
+    # Gemini sends the deny reason back as the next prompt of the same turn
+    again = dict(
+        base,
+        prompt=first.answer["reason"],
+        prompt_response="Old URL now redirects.",
+        stop_hook_active=True,
+        timestamp="2026-01-01T00:01:00Z",
+    )
+    second = run_hook(f"{JEV} hook gemini", again, cwd=tmp_path)
+    assert second.answer is not None and "decision" not in second.answer
+    with Store() as store:
+        records = sorted(store.list_records(session="g1"), key=lambda r: r.id)
+    assert [r.assessment for r in records] == ["contradiction", "complete"]
+    assert len({r.turn for r in records}) == 1
+    assert records[1].material["request"] == [prompt]
+
+
+def test_gemini_without_todos_prints_empty_object(tmp_path: Path, judge: FakeProvider) -> None:
+    chat = tmp_path / "session-2.json"
+    _gemini_chat(chat, "hi", None)
+    run = run_hook(
+        f"{JEV} hook gemini",
+        {
+            "session_id": "g2",
+            "transcript_path": str(chat),
+            "hook_event_name": "AfterAgent",
+            "prompt": "hi",
+            "prompt_response": "hello",
+        },
+        cwd=tmp_path,
+    )
+    assert run.stdout.strip() == "{}" and judge.count == 0
+
+
+def test_cursor_stop_statuses_and_missing_transcript(tmp_path: Path, judge: FakeProvider) -> None:
+    base = {
+        "conversation_id": "c1",
+        "generation_id": "g1",
+        "hook_event_name": "stop",
+        "loop_count": 0,
+        "workspace_roots": [str(tmp_path)],
+    }
+    aborted = run_hook(f"{JEV} hook cursor", dict(base, status="aborted"), cwd=tmp_path)
+    assert aborted.stdout.strip() == "{}" and aborted.stderr == ""
+    missing = run_hook(f"{JEV} hook cursor", dict(base, status="completed"), cwd=tmp_path)
+    assert missing.stdout.strip() == "{}" and "material missing" in missing.stderr
+    # a transcript Jev can read (Claude-Code-style JSONL) is audited; steer = followup_message
+    judge.script(verdict("unknown", "all"))
+    sim = ClaudeCodeSim(tmp_path)
+    sim.prompt("Clean up the logging.")
+    sim.todo_write(("Clean up logging", "completed"))
+    sim.say("All done.")
+    steer = run_hook(
+        f"{JEV} hook cursor",
+        dict(base, status="completed", transcript_path=str(sim.transcript)),
+        cwd=tmp_path,
+    )
+    assert steer.answer and steer.answer["followup_message"]
+    assert "loop_count=0" in steer.stderr
+
+
+FAST_PATH_PROBE = """
+import io, json, sys
+payload = json.dumps({"hook_event_name": %(event)r, "session_id": "s",
+                      "transcript_path": %(path)r, "permission_mode": %(mode)r,
+                      %(extra)s})
+sys.stdin = io.TextIOWrapper(io.BytesIO(payload.encode()))
+from jev.cli import main
+code = main(["hook", "claude-code"])
+heavy = sorted(m for m in sys.modules
+               if m.split(".")[0] in {"httpx", "jinja2", "jsonschema", "pydantic"})
+print(json.dumps({"code": code, "heavy": heavy}))
+"""
+
+
+def _probe(event: str, path: Path, mode: str = "default", extra: str = "") -> dict:
+    code = FAST_PATH_PROBE % {"event": event, "path": str(path), "mode": mode, "extra": extra}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_fast_path_imports_nothing_heavy(tmp_path: Path, jev_home: Path) -> None:
+    sim = ClaudeCodeSim(tmp_path)
+    sim.prompt("Earlier turn with Todos.")
+    sim.todo_write(("Something", "completed"))
+    sim.say("Done.")
+    sim.prompt("Quick question without Todos?")
+    sim.say("Answer.")
+    # disabled profile (the default), then enabled: no-Todo turn, subagent, plan mode
+    cases = [("Stop", "default", "")]
+    for event, mode, extra in cases:
+        assert _probe(event, sim.transcript, mode, extra) == {"code": 0, "heavy": []}
+    save_settings("default", {"enabled": True})
+    for event, mode, extra in [
+        ("Stop", "default", ""),
+        ("SubagentStop", "default", '"agent_id": "a1",'),
+        ("Stop", "plan", ""),
+    ]:
+        assert _probe(event, sim.transcript, mode, extra) == {"code": 0, "heavy": []}
