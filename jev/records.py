@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -40,13 +41,14 @@ __all__ = [
     "validate_record_json",
 ]
 
-#: Hosts a record can come from (SPEC §12).
+#: Jev's own host adapters (SPEC §12). Records of a custom agent loop may carry any
+#: other name of letters, digits, ``.``, ``_`` and ``-`` (``Auditor(host=...)``).
 HOSTS: tuple[str, ...] = ("claude-code", "codex", "gemini", "cursor", "api", "cli")
 #: ``verdict`` (normal audit), ``skipped`` (no audit due), ``incomplete`` (no valid
 #: verdict), ``stale`` (verdict no longer applies to the turn, SPEC §14), ``cancelled``.
 RECORD_STATUSES: tuple[str, ...] = ("verdict", "skipped", "incomplete", "stale", "cancelled")
 
-_FOCUS_KEYS = ("id", "kind", "index", "quote", "status")
+_HOST_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 def iso_utc(ts: float) -> str:
@@ -308,13 +310,16 @@ def record_from_outcome(
         ``loop_after`` / ``action`` are the JSON forms of the loop's values.
 
     Raises:
-        ValueError: for an unknown host or status, or ``round < 1``.
+        ValueError: for an invalid host name, an unknown status, or ``round < 1``.
     """
     from jev import __version__
 
     final_status = status or outcome.status
-    if host not in HOSTS:
-        raise ValueError(f"unknown host {host!r}; expected one of {HOSTS}")
+    if not _HOST_RE.fullmatch(host):
+        raise ValueError(
+            f"invalid host name {host!r}: use letters, digits, '.', '_' or '-' (at most 64), "
+            f"e.g. one of {HOSTS}"
+        )
     if final_status not in RECORD_STATUSES:
         raise ValueError(f"unknown record status {final_status!r}; expected {RECORD_STATUSES}")
     if round < 1:

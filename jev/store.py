@@ -680,12 +680,14 @@ class Store:
     ) -> int:
         """Insert one record (scrubbed of secrets); return its id.
 
-        ``record.created_at`` is kept; an empty one is set to the store's clock. May
-        run a retention pass deleting records older than ``records_days`` days.
+        ``record.created_at`` is kept; an empty one is set to the store's clock. The
+        record is checked against ``schemas/record.schema.json`` before it is stored
+        (so every stored record can be exported). May run a retention pass deleting
+        records older than ``records_days`` days.
 
         Raises:
-            ValueError: for an unparsable ``created_at`` or ``records_days`` outside
-                1 … 3650.
+            ValueError: for an unparsable ``created_at``, a record that does not match
+                the schema, or ``records_days`` outside 1 … 3650.
             StoreError: on database failure.
         """
         _check_days(records_days)
@@ -811,6 +813,13 @@ class Store:
             record = replace(record, created_at=iso_utc(clock()))
         created_ts = parse_iso_utc(record.created_at)
         clean = self._scrub_record(record.with_id(None))
+        try:
+            validate_record_json(clean.to_json())
+        except ValueError as exc:
+            raise ValueError(
+                f"record of turn {clean.host}/{clean.session}/{clean.turn} does not match "
+                f"schemas/record.schema.json ({exc}); it was not stored"
+            ) from None
         focus_id = None if clean.focus is None else clean.focus.get("id")
         action_kind = None if clean.action is None else clean.action.get("kind")
         cur = conn.execute(

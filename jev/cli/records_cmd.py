@@ -157,7 +157,9 @@ def format_report_card(records: list[Record]) -> str:
         return ""
     first, last = records[0], records[-1]
     chain = [r.assessment for r in records if r.status == "verdict" and r.assessment]
-    judge = last.judge or {}
+    language = next((r.language for r in reversed(records) if r.language), "")
+    judge = next((r.judge for r in reversed(records) if r.status == "verdict" and r.judge), None)
+    judge = judge or last.judge or {}
     judge_text = " ".join(
         x for x in (str(judge.get("provider", "")), str(judge.get("model", ""))) if x
     )
@@ -167,7 +169,7 @@ def format_report_card(records: list[Record]) -> str:
     lines = [
         f"turn {first.turn}{number}",
         f"  host {first.host} · session {first.session} · profile {last.profile}",
-        f"  judge {judge_text or '-'} · language {last.language or '-'}",
+        f"  judge {judge_text or '-'} · language {language or '-'}",
         f"verdict chain: {_ARROW.join(chain) if chain else '(no normal audit)'}",
         f"supplements: {last.supplements_used}/{last.max_supplements}",
         f"end: {_end_reason(last)}",

@@ -40,6 +40,7 @@ def test_show_displays_the_whole_three_round_chain(jev_home: Path) -> None:
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "verdict chain: omission → contradiction → complete" in out
+    assert "judge openai deepseek-chat · language en" in out
     assert "supplements: 2/3" in out
     assert "end: complete" in out
     assert out.count("\nround ") == 3

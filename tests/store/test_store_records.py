@@ -56,7 +56,7 @@ def test_raw_replies_list_is_stored_as_tuple() -> None:
     [
         (lambda d: d.update(status="finished"), "status"),
         (lambda d: d.pop("raw_replies"), "(top level)"),
-        (lambda d: d.update(host="vim"), "host"),
+        (lambda d: d.update(host="no spaces/slashes"), "host"),
         (lambda d: d["focus"].update(id="X9"), "focus"),
         (lambda d: d.update(api_key="sk-x"), "(top level)"),
     ],
@@ -138,6 +138,18 @@ def test_iter_records_streams_all_pages_in_order(tmp_path: Path) -> None:
         seen = [r.turn for r in store.iter_records()]
         assert seen == [f"turn-{n:05d}" for n in range(1, 1_203)]
         assert sum(1 for _ in store.iter_records(session="other")) == 0
+
+
+def test_store_refuses_a_schema_invalid_record_and_accepts_custom_hosts(tmp_path: Path) -> None:
+    record = three_round_turn()[0]
+    with Store(tmp_path / "db.sqlite3", now=lambda: T0 + 60) as store:
+        with pytest.raises(ValueError, match=r"field status.*it was not stored"):
+            store.add_record(replace(record, status="finished"))
+        assert store.list_records() == []
+        store.add_record(replace(record, host="my-agent-loop"))
+        out = tmp_path / "x.jsonl"
+        assert store.export_jsonl(out) == 1
+        assert json.loads(out.read_text("utf-8"))["host"] == "my-agent-loop"
 
 
 # --------------------------------------------------------------------- import errors
