@@ -26,7 +26,7 @@ capability negotiation (e.g. drop ``response_format`` once) without parsing text
 Secrets: messages are built here from the endpoint and status only; the provider's
 error text is included after every configured secret is replaced by ``***`` (401/403
 bodies are never included: OpenAI echoes part of the key there). httpx's own
-exceptions are never chained (``raise … from None``), so no request object (which holds
+exceptions are never chained (not even as ``__context__``), so no request object (which holds
 the headers) is reachable from a Jev exception. Logs (logger ``jev.judges``) carry the
 URL, status and latency, never headers or bodies.
 """
@@ -39,6 +39,7 @@ import logging
 import math
 import os
 import re
+import ssl
 import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -185,7 +186,8 @@ class JsonPoster:
     (``httpx.Client`` is safe to share between threads); :meth:`post_async` opens a
     fresh ``httpx.AsyncClient`` per call, because async connection pools are bound to
     the event loop they were first used in and a judge may serve several
-    ``asyncio.run`` calls — one connection set-up is small next to a model's latency.
+    ``asyncio.run`` calls — one connection set-up is small next to a model's latency
+    (the SSL context, the expensive part, is built once per instance and shared).
 
     Args:
         label: who is being called, for messages, e.g. ``"the openai judge at
@@ -197,7 +199,7 @@ class JsonPoster:
         secrets: strings that must never appear in any message (the API key).
     """
 
-    __slots__ = ("_client", "_secrets", "key_env", "key_present", "label", "timeout_s")
+    __slots__ = ("_client", "_secrets", "_ssl", "key_env", "key_present", "label", "timeout_s")
 
     def __init__(
         self,
@@ -216,6 +218,7 @@ class JsonPoster:
         self.key_present = key_present
         self._secrets = tuple(s for s in secrets if s)
         self._client: httpx.Client | None = None
+        self._ssl: ssl.SSLContext | None = None
 
     def __repr__(self) -> str:
         return f"JsonPoster(label={self.label!r}, timeout_s={self.timeout_s!r})"
@@ -232,12 +235,19 @@ class JsonPoster:
                 the module table); ``ContextLengthError`` for a too-long input.
         """
         if self._client is None:
-            self._client = httpx.Client(timeout=self.timeout_s, follow_redirects=False)
+            self._client = httpx.Client(
+                timeout=self.timeout_s, follow_redirects=False, verify=self._ssl_context()
+            )
         started = time.perf_counter()
+        failure: TransportError | None = None
         try:
             response = self._client.post(url, headers=dict(headers), json=body)
         except httpx.HTTPError as exc:
-            raise self._translate_exception(exc) from None
+            failure = self._translate_exception(exc)
+        if failure is not None:
+            # Raised outside the except block: no __context__ leads back to httpx's
+            # request object (which holds the auth headers).
+            raise failure
         latency_ms = (time.perf_counter() - started) * 1000.0
         return self._finish(url, response, latency_ms), latency_ms
 
@@ -246,11 +256,16 @@ class JsonPoster:
     ) -> tuple[dict[str, Any], float]:
         """Async twin of :meth:`post` (same result, same errors)."""
         started = time.perf_counter()
+        failure: TransportError | None = None
         try:
-            async with httpx.AsyncClient(timeout=self.timeout_s, follow_redirects=False) as client:
+            async with httpx.AsyncClient(
+                timeout=self.timeout_s, follow_redirects=False, verify=self._ssl_context()
+            ) as client:
                 response = await client.post(url, headers=dict(headers), json=body)
         except httpx.HTTPError as exc:
-            raise self._translate_exception(exc) from None
+            failure = self._translate_exception(exc)
+        if failure is not None:
+            raise failure
         latency_ms = (time.perf_counter() - started) * 1000.0
         return self._finish(url, response, latency_ms), latency_ms
 
@@ -270,6 +285,13 @@ class JsonPoster:
         return text
 
     # -- internals ----------------------------------------------------------------
+
+    def _ssl_context(self) -> ssl.SSLContext:
+        # Building a verifying SSL context costs ~40 ms of CPU; build it once per
+        # judge, not once per async call. httpx honours SSL_CERT_FILE/SSL_CERT_DIR.
+        if self._ssl is None:
+            self._ssl = httpx.create_ssl_context()
+        return self._ssl
 
     def _finish(self, url: str, response: httpx.Response, latency_ms: float) -> dict[str, Any]:
         log.debug("POST %s -> HTTP %s in %.0f ms", url, response.status_code, latency_ms)

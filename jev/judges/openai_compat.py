@@ -34,6 +34,7 @@ one place (``jev.reply``).
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -144,6 +145,7 @@ class OpenAIJudge:
         """
         del numbering  # the material is already in judge_input.user
         json_mode = self._json_mode
+        started = time.perf_counter()
         try:
             data, latency_ms = self._poster.post(
                 self.url, self._headers(), self._body(judge_input, json_mode)
@@ -152,16 +154,15 @@ class OpenAIJudge:
             if not (json_mode and _rejects_response_format(exc)):
                 raise
             self._drop_json_mode()
-            data, second_ms = self._poster.post(
-                self.url, self._headers(), self._body(judge_input, False)
-            )
-            latency_ms += second_ms
+            data, _ = self._poster.post(self.url, self._headers(), self._body(judge_input, False))
+            latency_ms = (time.perf_counter() - started) * 1000.0  # both requests
         return self._answer(data, latency_ms)
 
     async def ask_async(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
         """Async twin of :meth:`ask` (same request, result and errors)."""
         del numbering
         json_mode = self._json_mode
+        started = time.perf_counter()
         try:
             data, latency_ms = await self._poster.post_async(
                 self.url, self._headers(), self._body(judge_input, json_mode)
@@ -170,10 +171,10 @@ class OpenAIJudge:
             if not (json_mode and _rejects_response_format(exc)):
                 raise
             self._drop_json_mode()
-            data, second_ms = await self._poster.post_async(
+            data, _ = await self._poster.post_async(
                 self.url, self._headers(), self._body(judge_input, False)
             )
-            latency_ms += second_ms
+            latency_ms = (time.perf_counter() - started) * 1000.0  # both requests
         return self._answer(data, latency_ms)
 
     def close(self) -> None:
