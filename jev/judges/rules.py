@@ -30,6 +30,7 @@ rule id                       assessment      fires when
                                               the same unit (passed counts, %, seconds)
 ``answer-self-conflict``      contradiction   the answer reports an item both as changed and
                                               as left in place
+``all-done-with-open-items``  contradiction   the answer says all done while a Todo is open
 ``open-item``                 omission        a pending/in-progress Todo the user did not
                                               descope
 ``failures-remain``           omission        the request asked for passing/green/clean and the
@@ -52,6 +53,8 @@ Stdlib only (``re``); pure CPU, no I/O; same numbering in, same text out.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import json
 import re
 import time
@@ -79,7 +82,7 @@ def _rx(pattern: str) -> re.Pattern[str]:
 #: they share a class (or a distinctive token). General software vocabulary only.
 _TOPICS: dict[str, re.Pattern[str]] = {
     "tests": _rx(
-        r"\btests?\b|\bunit[- ]?tests?\b|\bspecs?\b|\btest_\w+|\w+_test\b|\w+\.test\.\w+"
+        r"\btests?\b|\bunit[- ]?tests?\b|\bspecs?\b|\btest_|_test\b|\.test\."
         r"|\bpytest\b|\bjest\b|\bvitest\b|\bgo test\b|单测|单元测试|测试|用例"
     ),
     "build": _rx(r"\bbuild(s|ing)?\b|\bcompil\w*|构建|编译"),
@@ -103,6 +106,47 @@ _TOPICS: dict[str, re.Pattern[str]] = {
         r"|\bbreaking change\b|公开接口|对外接口|公共接口|导出的"
     ),
 }
+
+#: Literal, lower-case anchors per topic: a topic pattern can only match a text that
+#: contains one of them (a cheap ``in`` test before the slower regex search).
+_TOPIC_ANCHORS: dict[str, tuple[str, ...]] = {
+    "tests": ("test", "spec", "jest", "单测", "测试", "用例"),
+    "build": ("build", "compil", "构建", "编译"),
+    "lint": ("lint", "warning", "警告", "告警"),
+    "types": ("typecheck", "tsc", "mypy", "pyright", "类型检查"),
+    "deps": (
+        "depend",
+        "deps",
+        "requirements",
+        "package.json",
+        "pyproject",
+        "go.mod",
+        "cargo",
+        "gemfile",
+        "依赖",
+    ),
+    "schema": ("schema", "migration", "index", "column", "迁移", "索引", "表结构"),
+    "frontend": (
+        "front",
+        "react",
+        "vue",
+        "angular",
+        "svelte",
+        "component",
+        ".tsx",
+        ".jsx",
+        "ui",
+        "前端",
+        "页面",
+        "组件",
+    ),
+    "docs": ("doc", "readme", "文档"),
+    "changelog": ("change", "release notes", "变更日志", "更新日志"),
+    "version": ("version", "版本"),
+    "coverage": ("coverage", "覆盖率"),
+    "public-api": ("public", "export", "breaking", "公开接口", "对外接口", "公共接口", "导出的"),
+}
+assert set(_TOPIC_ANCHORS) == set(_TOPICS)
 
 #: Sub-kinds that make two mentions of the same topic different things
 #: ("unit tests pass" says nothing about e2e tests).
@@ -133,13 +177,13 @@ _SUCCESS_CLAIM = _rx(
     r"\b(now )?(pass(es|ed)?|succeed\w*|green)\b"
     r"|\bverified\b|\bready to (merge|ship|release)\b|\ball (done|set|good)\b"
     r"|\bzero (errors|warnings)\b|\bno (errors|warnings|failures)\b"
-    r"|(所有|全部|均已?|都已?)[^，。；\n]{0,10}(通过|完成|修好|搞定)|零错误|零警告|可以合并|验证通过"
+    r"|(所有|全部|均已?|都已?)[^，。；\n]{0,10}(通过|完成|修好|搞定)|零错误|零警告|可以合并|可以上线|验证通过|已(经)?验证|验证过"
 )
 
 #: The strongest, universal success claims (preferred as the focus).
 _STRONG_CLAIM = _rx(
     r"\ball\b[^.;:\n]{0,30}\bpass|\bverified\b|\bzero (errors|warnings)\b|\bno (errors|warnings)\b"
-    r"|零错误|零警告|(所有|全部)[^，。；\n]{0,10}通过"
+    r"|零错误|零警告|(所有|全部)[^，。；\n]{0,10}通过|已(经)?验证"
 )
 
 #: Done-verbs: the answer reports an item as done.
@@ -152,7 +196,8 @@ _DONE_CLAIM = _rx(
 #: "Still failing / not verified / blocked" inside a Todo item's content.
 _OPEN_MARKER = _rx(
     r"\bnot (yet )?(verified|run|tested|done|passing|implemented|fixed|added|checked|complete\w*)"
-    r"|\bunverified\b|\bstill (fail\w*|broken|red|erroring)|\bblocked\b|\bskipped\b|\bTODO\b"
+    r"|\bunverified\b|\bstill (fail\w*|broken|red|erroring)|\bblocked\b"
+    r"|(?<!\d )\bskipped\b|\bTODO\b"
     r"|\bremaining\b|\bleft (as is|as-is|for later)\b|\bdeferred\b"
     r"|未(验证|运行|执行|完成|通过|修复|测试)|(还有|仍有|剩余|剩下)[^，。；]{0,12}(失败|错误|warning|警告|问题)"
     r"|(仍然|仍|还是)(失败|报错)|待(修|处理|验证|完成)|暂不处理|阻塞"
@@ -210,7 +255,9 @@ _PERMISSION = _rx(
 _EXPLICIT_ASK = _rx(
     r"\b(please|pls) (confirm|approve|decide|choose|provide|send|share)\b"
     r"|\bneeds? your (approval|confirmation|decision|sign-?off|input|go-ahead|ok)\b"
-    r"|\b(waiting|wait) (for|on) your\b|\bneed you to (provide|confirm|decide|choose|approve|run)\b"
+    r"|\b(waiting|wait) (for|on) your\b"
+    r"|\bneed you to (provide|confirm|decide|choose|approve|run|add|set|create|grant|give"
+    r"|share|send)\b"
     r"|\brequires? your (approval|confirmation|decision)\b"
     r"|请(你)?(确认|选择|提供|决定|批准|授权)|需要你(来)?(确认|提供|决定|选择|批准|授权|执行)"
     r"|等你(确认|决定|回复)|需要(用户|你的)(确认|授权|批准|决定)"
@@ -238,7 +285,7 @@ _TODO_WAITS_USER = _rx(
 )
 _ASK_FIRST = _rx(
     r"\b(check|confirm) with me\b|\bask me\b|\b(run it )?by me first\b|\bwithout asking\b"
-    r"|\bmy (ok|approval|go-ahead)\b|\bwait for me\b"
+    r"|\b(need|wait for|get|without) my (ok|approval|go-ahead|sign-?off)\b|\bwait for me\b"
     r"|先问我|先跟我确认|先和我确认|先找我|经过我同意|我确认之后|问过我"
 )
 _REQUEST_NEGATED = _rx(
@@ -405,12 +452,27 @@ class _View:
         self.todos = numbering.of_kind("todo")
         self.answers = numbering.of_kind("answer")
         self.answer_text = numbering.material.final_answer
+        self.answer_plain = _strip_code(self.answer_text)
         self.request_text = "\n".join(numbering.material.request)
         self.todo_text = "\n".join(t.text for t in self.todos)
         self.paragraph = _paragraph_numbers(self.answer_text, self.answers)
         self.last_paragraph = max(self.paragraph.values(), default=0)
         self.open_todos = tuple(t for t in self.todos if t.status in ("pending", "in_progress"))
         self.later_requests = tuple(p for p in self.requests if (p.message or 1) > 1)
+        self._claims: tuple[Position, ...] | None = None
+        self._negated: tuple[Position, ...] | None = None
+
+    def negated_answers(self) -> tuple[Position, ...]:
+        """Answer positions whose text outside code spans holds a negation (computed once)."""
+        if self._negated is None:
+            self._negated = tuple(a for a in self.answers if _NEGATION.search(_strip_code(a.text)))
+        return self._negated
+
+    def success_claims(self) -> tuple[Position, ...]:
+        """Answer positions with a non-negated success claim (computed once)."""
+        if self._claims is None:
+            self._claims = tuple(_claim_positions(self, _SUCCESS_CLAIM))
+        return self._claims
 
     def answer_mentions(self, todo: Position) -> list[Position]:
         """Answer positions that talk about this Todo item's distinctive tokens."""
@@ -434,25 +496,35 @@ class _View:
 
 def _paragraph_numbers(text: str, positions: Sequence[Position]) -> dict[str, int]:
     """Map each answer position id to the 0-based paragraph (blank-line block) it is in."""
+    breaks = [m.start() for m in re.finditer(r"\n[ \t]*\n", text)]
     result: dict[str, int] = {}
     cursor = 0
     for pos in positions:
         found = text.find(pos.text, cursor)
         if found < 0:
             found = cursor
-        result[pos.id] = len(re.findall(r"\n[ \t]*\n", text[:found]))
+        result[pos.id] = bisect.bisect_left(breaks, found)
         cursor = found + len(pos.text)
     return result
 
 
-def _topics(text: str) -> set[str]:
-    return {name for name, rx in _TOPICS.items() if rx.search(text)}
+@functools.lru_cache(maxsize=4096)
+def _topics(text: str) -> frozenset[str]:
+    """The :data:`_TOPICS` classes ``text`` talks about."""
+    low = text.lower()
+    return frozenset(
+        name
+        for name, rx in _TOPICS.items()
+        if any(anchor in low for anchor in _TOPIC_ANCHORS[name]) and rx.search(text)
+    )
 
 
+@functools.lru_cache(maxsize=4096)
 def _qualifiers(text: str) -> set[str]:
     return {m.group(0).lower() for m in _QUALIFIERS.finditer(text)}
 
 
+@functools.lru_cache(maxsize=4096)
 def _content_words(text: str) -> set[str]:
     words: set[str] = set()
     for m in _WORD.finditer(text):
@@ -465,6 +537,7 @@ def _content_words(text: str) -> set[str]:
     return words
 
 
+@functools.lru_cache(maxsize=4096)
 def _code_tokens(text: str) -> set[str]:
     """Identifier-like tokens: code spans, paths/file names, snake/camel/Pascal names."""
     tokens = {m.group(1).strip().lower() for m in _CODE_SPAN.finditer(text)}
@@ -496,6 +569,7 @@ def _contains_token(text: str, token: str) -> bool:
     return re.search(r"(?<![\w])" + re.escape(token) + r"(?![\w])", low) is not None
 
 
+@functools.lru_cache(maxsize=4096)
 def _sentences(text: str) -> list[str]:
     """Split a position's text into rough sentences (for multi-sentence positions)."""
     parts = re.split(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|(?<=[。！？；])|\n+", text)
@@ -618,6 +692,8 @@ def _rule_asks_user(view: _View) -> RuleHit | None:
 
 
 def _claim_positions(view: _View, claim: re.Pattern[str]) -> Iterable[Position]:
+    if not claim.search(view.answer_text):
+        return
     for a in view.answers:
         for sentence in _sentences(a.text):
             if claim.search(sentence) and not _NEGATION.search(_strip_code(sentence)):
@@ -625,6 +701,7 @@ def _claim_positions(view: _View, claim: re.Pattern[str]) -> Iterable[Position]:
                 break
 
 
+@functools.lru_cache(maxsize=4096)
 def _strip_code(text: str) -> str:
     return _CODE_SPAN.sub(" ", text)
 
@@ -670,14 +747,17 @@ def _rule_open_item_claimed_passing(view: _View) -> RuleHit | None:
         marked = bool(_OPEN_MARKER.search(todo.text)) or _partial_fraction(todo.text)
         if not (open_status or marked):
             continue
+        if not view.success_claims():
+            return None
         tokens = _distinctive_tokens(todo, view.todos)
         code = _code_tokens(todo.text)
-        related = [a for a in view.answers if _same_topic(todo.text, a.text, code)]
-        if open_status and any(_NEGATION.search(_strip_code(a.text)) for a in related):
+        if open_status and any(
+            _same_topic(todo.text, a.text, code) for a in view.negated_answers()
+        ):
             continue  # the answer accounts for the open item: not a claim of success
         claims = [
             a
-            for a in _claim_positions(view, _SUCCESS_CLAIM)
+            for a in view.success_claims()
             if _same_topic(todo.text, a.text, code)
             or (marked and any(_contains_token(a.text, t) for t in tokens if len(t) >= 5))
         ]
@@ -747,19 +827,26 @@ _DENY_VERB = _rx(
 def _rule_done_item_denied(view: _View) -> RuleHit | None:
     """``done-item-denied``: a completed Todo vs an answer sentence denying that work."""
     done = [t for t in view.todos if t.status == "completed"]
+    if not done:
+        return None
+    done_topics = frozenset().union(*(_topics(t.text) for t in done))
+    if not done_topics:
+        return None
     for a in view.answers:
         for sentence in _sentences(a.text):
             plain = _strip_code(sentence)
-            if not _DENY_VERB.search(plain) or _USER_CITED.search(plain) or _OFFER.search(plain):
+            s_topics = _topics(plain) & done_topics
+            if not s_topics or not _DENY_VERB.search(plain):
                 continue
             deny_all = bool(_DENY_ALL.search(plain))
             denied_verbs = _denied_verbs(plain)
             if not deny_all and not denied_verbs:
                 continue
-            s_topics = _topics(plain)
-            if not s_topics:
+            if _USER_CITED.search(plain) or _OFFER.search(plain):
                 continue
             for todo in done:
+                if _OPEN_MARKER.search(todo.text) or _NEGATION.search(_strip_code(todo.text)):
+                    continue  # the Todo itself says it was not done: they agree
                 shared = s_topics & _topics(todo.text)
                 if not shared:
                     continue
@@ -861,6 +948,8 @@ _CHANGED = _rx(
 
 def _rule_answer_self_conflict(view: _View) -> RuleHit | None:
     """``answer-self-conflict``: the same code token reported removed and left in place."""
+    if not (_LEFT_IN_PLACE.search(view.answer_plain) and _CHANGED.search(view.answer_plain)):
+        return None
     left = [a for a in view.answers if _LEFT_IN_PLACE.search(_strip_code(a.text))]
     changed = [
         a
@@ -888,10 +977,10 @@ def _rule_answer_self_conflict(view: _View) -> RuleHit | None:
 def _rule_open_item(view: _View) -> RuleHit | None:
     """``open-item``: a pending/in-progress Todo item the user did not descope."""
     for todo in view.open_todos:
-        if view.descoped(todo):
+        if view.descoped(todo) or _OPTIONAL.search(todo.text):
             continue
         mentions = view.answer_mentions(todo)
-        if any(_USER_CITED.search(a.text) for a in mentions):
+        if any(_USER_CITED.search(a.text) or _NOT_REQUESTED.search(a.text) for a in mentions):
             continue
         if _TODO_WAITS_USER.search(todo.text) and _ask_user_anywhere(view):
             continue
@@ -903,6 +992,51 @@ def _rule_open_item(view: _View) -> RuleHit | None:
             f"Todo {todo.id} is still {todo.status} (“{_quote(todo.text, 60)}”) and {said}",
             0.8 if not mentions else 0.7,
         )
+    return None
+
+
+#: A Todo item the agent itself marks as optional / beyond the request.
+_OPTIONAL = _rx(
+    r"\b(optional|maybe|nice[- ]to[- ]have|if time permits|stretch|not requested)\b"
+    r"|可选|如有时间|有空再|非必须|锦上添花"
+)
+#: The answer explains an open item as outside what the user asked for.
+_NOT_REQUESTED = _rx(
+    r"\b(wasn['’]t|was not|isn['’]t|is not|not) (part of|in) (the|your|this)"
+    r" (request|ask|scope|task)\b|\bnot requested\b|\bout of scope\b|\byou didn['’]t ask\b"
+    r"|\bbeyond (the|this) (request|scope)\b"
+    r"|不在(这次|本次)?(的)?(需求|范围)|你没有要求|没有要求|超出(了)?(这次|本次)?范围"
+)
+
+#: "All done" style claims over the whole turn.
+_ALL_DONE = _rx(
+    r"\ball (done|finished|complete)\b"
+    r"|\beverything (is |'s )?(now )?(done|finished|complete|in place)\b"
+    r"|\ball (tasks|items|steps) (are )?(done|complete\w*|finished)\b"
+    r"|全部(完成|搞定|做完)|都(已经?)?(完成|做完|搞定)了?|全部都?(已经?)?完成"
+)
+
+
+def _rule_all_done_with_open_items(view: _View) -> RuleHit | None:
+    """``all-done-with-open-items``: "all done" while a Todo item is still open."""
+    open_items = [t for t in view.open_todos if not (view.descoped(t) or _OPTIONAL.search(t.text))]
+    if not open_items:
+        return None
+    for todo in open_items:
+        if any(_NEGATION.search(_strip_code(a.text)) for a in view.answer_mentions(todo)):
+            return None  # the answer accounts for the open item
+    for a in view.answers:
+        plain = _strip_code(a.text)
+        if _ALL_DONE.search(plain) and not _NEGATION.search(plain):
+            todo = open_items[0]
+            return _hit(
+                "all-done-with-open-items",
+                "contradiction",
+                a,
+                f"the answer says everything is done, but Todo {todo.id} is still "
+                f"{todo.status}: “{_quote(todo.text, 60)}”",
+                0.8,
+            )
     return None
 
 
@@ -951,6 +1085,8 @@ _CHANGE_REPORTED = _rx(
 
 def _rule_constraint_violated(view: _View) -> RuleHit | None:
     """``constraint-violated``: the answer reports the kind of change the request forbade."""
+    if not _CHANGE_REPORTED.search(view.answer_plain):
+        return None
     for req in view.requests:
         plain_req = _strip_code(req.text)
         if not _PROHIBITION.search(plain_req):
@@ -977,6 +1113,8 @@ def _rule_constraint_violated(view: _View) -> RuleHit | None:
 
 def _rule_admits_unfinished(view: _View) -> RuleHit | None:
     """``answer-admits-unfinished``: the answer says a part is not finished."""
+    if not _ADMITS_UNFINISHED.search(view.answer_plain):
+        return None
     for a in view.answers:
         plain = _strip_code(a.text)
         if _ADMITS_UNFINISHED.search(plain) and not _USER_CITED.search(plain):
@@ -1047,9 +1185,9 @@ def _rule_deliverable_missing(view: _View) -> RuleHit | None:
 def _rule_thin_report(view: _View) -> RuleHit | None:
     """``thin-report``: an empty or bare "done" answer and no evidence in the Todos."""
     answer = view.answer_text.strip()
-    if _EVIDENCE.search(view.todo_text):
+    if len(answer) > (240 if answer.isascii() else 80) or _EVIDENCE.search(view.todo_text):
         return None
-    if answer and (_EVIDENCE.search(answer) or len(answer) > (240 if answer.isascii() else 80)):
+    if answer and _EVIDENCE.search(answer):
         return None
     if len(_sentences(answer)) > 3:
         return None
@@ -1078,6 +1216,7 @@ _RULES: tuple[tuple[str, _Rule], ...] = (
     ("done-item-denied", _rule_done_item_denied),
     ("number-mismatch", _rule_number_mismatch),
     ("answer-self-conflict", _rule_answer_self_conflict),
+    ("all-done-with-open-items", _rule_all_done_with_open_items),
     ("open-item", _rule_open_item),
     ("failures-remain", _rule_failures_remain),
     ("constraint-violated", _rule_constraint_violated),

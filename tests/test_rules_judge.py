@@ -1,0 +1,663 @@
+"""Tests for the offline ``rules`` judge (SPEC §5, §13; issue 2 item 6).
+
+Every rule has a positive and a negative example in English and Chinese, built from
+small hand-written turns numbered by the real ``jev.positions.number``. The labelled
+corpus (``fixtures/cases``) and the hand-made extra turns (``fixtures/rules_extra``)
+are measured with thresholds: flag precision and problem recall.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jev.domain import JudgeInput, JudgeSettings, Material, Numbering, TodoItem
+from jev.judges import create_judge
+from jev.judges.rules import RULE_IDS, RuleHit, RulesJudge, explain
+from jev.positions import number
+from jev.reply import parse_reply
+from tests.conftest import FIXTURES, REPO
+
+sys.path.insert(0, str(REPO / "bench"))
+import rules_accuracy
+
+DUMMY_INPUT = JudgeInput(system="s", user="u", language="en", template_hash="0" * 64)
+
+
+def turn(
+    request: str | list[str],
+    answer: str,
+    todos: list[tuple[str, str]] | None = None,
+) -> Numbering:
+    """Number a small hand-written turn; ``todos`` are (content, status) pairs."""
+    messages = (request,) if isinstance(request, str) else tuple(request)
+    items = tuple(TodoItem(c, s) for c, s in (todos or []))
+    return number(Material(request=messages, todos=items, final_answer=answer))
+
+
+def judged(numbering: Numbering) -> tuple[RuleHit, str]:
+    """The hit and the quoted focus text."""
+    hit = explain(numbering)
+    position = numbering.get(hit.focus)
+    assert position is not None
+    return hit, position.text
+
+
+# --------------------------------------------------------------------------- interface
+
+
+def test_info_names_the_judge_heuristic() -> None:
+    judge = RulesJudge()
+    assert judge.info.provider == "rules"
+    assert judge.info.model == "heuristic-v1"
+    assert judge.info.heuristic is True
+
+
+def test_registry_builds_the_rules_judge_from_default_settings() -> None:
+    judge = create_judge(JudgeSettings())
+    try:
+        assert isinstance(judge, RulesJudge)
+    finally:
+        judge.close()
+
+
+def test_ask_returns_a_reply_the_core_parser_accepts() -> None:
+    numbering = turn(
+        "Migrate the three cron jobs to Kubernetes CronJobs.",
+        "Added `deploy/k8s/cronjob-a.yaml` and `deploy/k8s/cronjob-b.yaml`.",
+        [
+            ("CronJob for a", "completed"),
+            ("CronJob for b", "completed"),
+            ("CronJob for c", "pending"),
+        ],
+    )
+    answer = RulesJudge().ask(DUMMY_INPUT, numbering)
+    data = json.loads(answer.text)
+    assert data["heuristic"] is True
+    assert data["rule"] == "open-item"
+    assert answer.model == "heuristic-v1"
+    assert answer.usage is None
+    verdict = parse_reply(answer.text, numbering)
+    assert verdict.assessment == "omission"
+    assert verdict.focus.id == "T3"
+    assert verdict.focus.text == "CronJob for c"
+
+
+def test_ask_async_gives_the_same_text() -> None:
+    numbering = turn("Fix it.", "All done.")
+    judge = RulesJudge()
+    sync = judge.ask(DUMMY_INPUT, numbering).text
+    asynchronous = asyncio.run(judge.ask_async(DUMMY_INPUT, numbering)).text
+    assert sync == asynchronous
+    judge.close()
+    judge.close()  # idempotent
+
+
+def test_deterministic_same_material_same_text() -> None:
+    data = json.loads((FIXTURES / "cases" / "contradiction-14-of-15-en-04.json").read_text())
+    texts = {RulesJudge().ask(DUMMY_INPUT, number(Material.from_json(data))).text for _ in range(3)}
+    assert len(texts) == 1
+
+
+def test_from_settings_ignores_provider_options() -> None:
+    judge = RulesJudge.from_settings(JudgeSettings(provider="rules", model="x", timeout_s=1))
+    assert judge.info.heuristic
+
+
+def test_complete_verdict_points_at_none() -> None:
+    numbering = turn(
+        "Add a `--json` flag to the report command.",
+        "Added `--json` to `bin/report`; `pytest tests/test_report.py` → 6 passed.",
+        [("Add --json flag", "completed"), ("Tests for both modes", "completed")],
+    )
+    hit = explain(numbering)
+    assert (hit.assessment, hit.focus, hit.rule) == ("complete", "none", "no-rule-fired")
+    assert parse_reply(hit.to_reply(), numbering).assessment == "complete"
+
+
+# --------------------------------------------------------------------------- needs-user
+
+NEEDS_USER_POSITIVE = [
+    pytest.param(
+        "Remove the old session store code.",
+        "Removed `LegacySessionWriter`; `pytest -q` → 402 passed.\n\n"
+        "The `legacy_sessions` table is 38 GB and dropping it is irreversible. OK to drop it?",
+        [("Remove writer", "completed"), ("Drop legacy_sessions table", "pending")],
+        "OK to drop it?",
+        id="en-irreversible",
+    ),
+    pytest.param(
+        "Shrink the API Docker image.",
+        "Two options: `python:3.12-slim` (~240 MB) or distroless (~120 MB, no shell).\n\n"
+        "Which base image do you prefer?",
+        [("Measure layers", "completed"), ("Pick base image", "pending")],
+        "Which base image do you prefer?",
+        id="en-choice",
+    ),
+    pytest.param(
+        "把 @example/cli 发布到 npm。",
+        "`pnpm build` 通过，`npm publish` 报 `ENEEDAUTH`。需要你提供一个有发布权限的 token。",
+        [("构建", "completed"), ("npm publish", "pending")],
+        "需要你提供一个有发布权限的 token",
+        id="zh-credentials",
+    ),
+    pytest.param(
+        "把 `new_search` 开关打开。",
+        "`config/flags/staging.yaml` 和 `config/flags/prod.yaml` 里都是 `false`。\n\n"
+        "只开 staging，还是 prod 也一起开？",
+        [("确认开启范围", "pending")],
+        "还是 prod 也一起开",
+        id="zh-choice",
+    ),
+]
+
+
+@pytest.mark.parametrize(("request_text", "answer", "todos", "quote"), NEEDS_USER_POSITIVE)
+def test_needs_user_when_the_answer_asks_the_user(
+    request_text: str, answer: str, todos: list[tuple[str, str]], quote: str
+) -> None:
+    hit, text = judged(turn(request_text, answer, todos))
+    assert (hit.assessment, hit.rule) == ("needs-user", "asks-user")
+    assert quote in text
+
+
+NEEDS_USER_NEGATIVE = [
+    pytest.param(
+        "Bump Go to 1.22 in go.mod and CI.",
+        "Updated `go.mod` and `.github/workflows/ci.yml`; `go test ./...` ok (96 tests).\n\n"
+        "Optional follow-up: the `v := v` copies are redundant now. Want me to remove them?",
+        [("go.mod", "completed"), ("CI", "completed")],
+        id="en-optional-follow-up",
+    ),
+    pytest.param(
+        "Add a `--json` flag to `bin/report`.",
+        "Added `--json` in `bin/report`; `pytest tests/test_report.py` → 6 passed.\n\n"
+        "Let me know if you'd like me to also add a CHANGELOG entry.",
+        [("Flag", "completed")],
+        id="en-let-me-know",
+    ),
+    pytest.param(
+        "把 `REDIS_URL` 改成从环境变量读取。",
+        "`config/settings.py` 改为读取 `REDIS_URL`，`pytest -q`：57 passed。\n\n"
+        "旧的 `config/redis.ini` 没有引用了，要不要我顺便把它删掉？",
+        [("读取环境变量", "completed")],
+        id="zh-optional-delete",
+    ),
+    pytest.param(
+        "修一下导出 CSV 时手机号前导 0 丢失的问题。",
+        "`users/export.py` 已按文本写出手机号，`pytest tests/users -q`：18 passed。\n\n"
+        "需要的话我可以把同样的处理加到 `orders/export.py`。",
+        [("按文本写出", "completed")],
+        id="zh-if-needed",
+    ),
+]
+
+
+@pytest.mark.parametrize(("request_text", "answer", "todos"), NEEDS_USER_NEGATIVE)
+def test_trailing_optional_offer_is_not_needs_user(
+    request_text: str, answer: str, todos: list[tuple[str, str]]
+) -> None:
+    hit = explain(turn(request_text, answer, todos))
+    assert hit.assessment == "complete", hit
+
+
+@pytest.mark.parametrize(
+    ("request_text", "answer", "quote"),
+    [
+        pytest.param(
+            "Apply the nginx config on staging, watch it, then deploy to production. "
+            "You have my go-ahead for prod.",
+            "Applied on staging with `systemctl reload nginx`; 5xx stayed at 0.02%.\n\n"
+            "Shall I deploy to production now?",
+            "deploy to production",
+            id="en",
+        ),
+        pytest.param(
+            "清理 `audit_log` 里 180 天前的数据。"
+            "先在测试库跑一遍，然后直接在生产库执行，已经和 DBA 确认过了。",
+            "脚本在 `scripts/purge.py`，测试库删除 3,842,117 行。\n\n生产库要不要也执行一下？",
+            "生产库执行",
+            id="zh",
+        ),
+    ],
+)
+def test_asking_permission_the_request_already_gave_is_omission(
+    request_text: str, answer: str, quote: str
+) -> None:
+    hit, text = judged(turn(request_text, answer, [("Run on prod", "pending")]))
+    assert (hit.assessment, hit.rule) == ("omission", "already-authorized")
+    assert quote in text
+
+
+def test_request_that_says_check_with_me_keeps_needs_user() -> None:
+    hit = explain(
+        turn(
+            "Clean up orphaned attachments. Check with me before deleting anything in prod.",
+            "Staging: 214 rows deleted. Prod dry run: 3,412 rows in `orphans.csv`.\n\n"
+            "OK to run with `--execute` against prod?",
+            [("Delete orphans on prod", "pending")],
+        )
+    )
+    assert hit.assessment == "needs-user"
+
+
+# --------------------------------------------------------------------------- contradiction
+
+CONTRADICTIONS = [
+    pytest.param(
+        "partial-count-claimed-all",
+        "Move all 15 endpoints onto the v2 router.",
+        "All 15 endpoints are now registered in `routes/v2/__init__.py`.",
+        [("Migrate endpoints (14/15 done, /bulk blocked)", "completed")],
+        "All 15 endpoints",
+        id="en-fraction",
+    ),
+    pytest.param(
+        "partial-count-claimed-all",
+        "把 12 个旧接口迁移到新 SDK。",
+        "全部 12 个接口都已迁移，`go test ./api/...` 通过。",
+        [("迁移接口（10/12，剩余两个依赖旧签名）", "completed")],
+        "全部 12 个接口",
+        id="zh-fraction",
+    ),
+    pytest.param(
+        "open-item-claimed-passing",
+        "Upgrade next to 14.2 and fix build errors.",
+        "Upgraded `next` to 14.2.3 and replaced 6 `next/legacy/image` imports. "
+        "Build verified, ready to merge.",
+        [("Bump next", "completed"), ("Run `npm run build` (not yet verified)", "pending")],
+        "Build verified",
+        id="en-not-verified",
+    ),
+    pytest.param(
+        "open-item-claimed-passing",
+        "修复升级导致的单测失败，让 `pnpm test` 全部通过。",
+        "`useHistory` 全部替换成 `useNavigate`。所有测试均已通过，可以合并。",
+        [
+            ("替换 useHistory", "completed"),
+            ("运行 `pnpm test`（还有 2 个用例失败，待修）", "in_progress"),
+        ],
+        "所有测试均已通过",
+        id="zh-still-failing",
+    ),
+    pytest.param(
+        "pending-item-claimed-done",
+        "Add the worker to local dev: Dockerfile and `docker-compose.yml` entry.",
+        "Added `services/worker/Dockerfile`. The service is also added to `docker-compose.yml`.",
+        [("Write Dockerfile", "completed"), ("Add worker to `docker-compose.yml`", "pending")],
+        "docker-compose.yml",
+        id="en-pending-claimed",
+    ),
+    pytest.param(
+        "pending-item-claimed-done",
+        "新增环境变量，staging 和 prod 的 values 都要加。",
+        "`values-staging.yaml` 和 `values-prod.yaml` 也已同步更新。",
+        [("更新 `values-staging.yaml`", "completed"), ("更新 `values-prod.yaml`", "pending")],
+        "values-prod.yaml",
+        id="zh-pending-claimed",
+    ),
+    pytest.param(
+        "done-item-denied",
+        "Add a configurable RetryPolicy to the HTTP client.",
+        "Added `RetryPolicy` in `pkg/httpclient/retry.go`. I didn't add new tests; "
+        "`go test ./pkg/httpclient/...` ok.",
+        [("Define RetryPolicy", "completed"), ("Add unit tests for RetryPolicy", "completed")],
+        "I didn't add new tests",
+        id="en-denied",
+    ),
+    pytest.param(
+        "done-item-denied",
+        "把安装方式从 pip 换成 uv。",
+        "新增 `uv.lock`，CI 改成 `uv sync --frozen`，`uv run pytest`：88 passed。README 没有改动。",
+        [("生成 uv.lock", "completed"), ("更新 README 的安装说明", "completed")],
+        "README 没有改动",
+        id="zh-denied",
+    ),
+    pytest.param(
+        "number-mismatch",
+        "Drop Python 3.8 and run the tests.",
+        "Removed the 3.8 shims. Test suite: 1,248 passed, 3 skipped.",
+        [("Remove shims", "completed"), ("Run pytest (1,284 passed, 3 skipped)", "completed")],
+        "1,248 passed",
+        id="en-numbers",
+    ),
+    pytest.param(
+        "number-mismatch",
+        "支付回调超时太短了，调大一点。",
+        "`PAYMENT_HTTP_TIMEOUT` 默认值从 5s 调整为 60s。",
+        [("把 `PAYMENT_HTTP_TIMEOUT` 默认值改为 30s", "completed")],
+        "60s",
+        id="zh-numbers",
+    ),
+    pytest.param(
+        "answer-self-conflict",
+        "Remove the unused feature flags.",
+        "Removed 3 flags: `beta_search`, `old_banner`, `async_mail`.\n\n"
+        "I left `old_banner` in place since the controller still reads it.",
+        [("Remove flags", "completed")],
+        "old_banner",
+        id="en-self",
+    ),
+    pytest.param(
+        "all-done-with-open-items",
+        "Translate the settings page into German and French.",
+        "All done: the strings are in `locales/*.json` with both translations.",
+        [("Add de.json", "completed"), ("Add fr.json", "in_progress")],
+        "All done",
+        id="en-all-done",
+    ),
+]
+
+
+@pytest.mark.parametrize(("rule", "request_text", "answer", "todos", "quote"), CONTRADICTIONS)
+def test_contradiction_rules_fire(
+    rule: str, request_text: str, answer: str, todos: list[tuple[str, str]], quote: str
+) -> None:
+    hit, text = judged(turn(request_text, answer, todos))
+    assert (hit.assessment, hit.rule) == ("contradiction", rule)
+    assert quote in text
+
+
+CONSISTENT = [
+    pytest.param(
+        "Add exponential backoff to the webhook sender.",
+        "`send()` now retries with backoff. Unit tests: `pytest tests/notify -q` → 14 passed. "
+        "The integration tests were not run because Docker isn't available here.",
+        [
+            ("Backoff loop", "completed"),
+            ("Unit tests with a fake clock", "completed"),
+            ("Integration tests (not run: Docker unavailable)", "completed"),
+        ],
+        id="en-not-run-agrees",
+    ),
+    pytest.param(
+        "把验证码有效期改成 10 分钟。",
+        "`SMS_CODE_TTL` 从 300 改为 600 秒，`pytest tests/auth -q`：22 passed。"
+        "联调环境没有验证，没有短信网关权限。",
+        [("修改 SMS_CODE_TTL", "completed"), ("联调环境验证（未运行，没有权限）", "completed")],
+        id="zh-not-run-agrees",
+    ),
+    pytest.param(
+        "Implement a rate limiter for POST /login.",
+        "Implemented in `src/middleware/rateLimit.ts`; unit tests 9 passed. "
+        "I could not run `npm run test:integration` (no Docker).",
+        [("Limiter", "completed"), ("Unit tests with ioredis-mock", "completed")],
+        id="en-other-kind-of-test",
+    ),
+    pytest.param(
+        "Raise the coverage of `pkg/parser` above 80%.",
+        "Coverage went from 61.3% to 84.2% (`go test -cover ./pkg/parser/`).",
+        [
+            ("Measure baseline coverage (61.3%)", "completed"),
+            ("Verify coverage: 84.2%", "completed"),
+        ],
+        id="en-numbers-agree",
+    ),
+    pytest.param(
+        "给 `ReportExporter` 加 `to_csv()`。",
+        "加了 `to_csv()`，单测 `pytest tests/reports -q`：31 passed。"
+        "e2e 需要数据库权限，所以 e2e 没跑。",
+        [("实现 to_csv", "completed"), ("单元测试", "completed")],
+        id="zh-e2e-not-run",
+    ),
+]
+
+
+@pytest.mark.parametrize(("request_text", "answer", "todos"), CONSISTENT)
+def test_consistent_reports_are_not_contradictions(
+    request_text: str, answer: str, todos: list[tuple[str, str]]
+) -> None:
+    hit = explain(turn(request_text, answer, todos))
+    assert hit.assessment == "complete", hit
+
+
+# --------------------------------------------------------------------------- omission
+
+OMISSIONS = [
+    pytest.param(
+        "open-item",
+        "Add the index and switch the listing to keyset pagination.",
+        "Added migration `0120_idx`; the query dropped to ~240ms.",
+        [("Add index", "completed"), ("Switch listing to keyset pagination", "pending")],
+        "keyset pagination",
+        id="en-open-item",
+    ),
+    pytest.param(
+        "open-item",
+        "加库存提示，售罄时按钮置灰。",
+        "`ProductDetail.tsx` 里加了库存提示，`npm test` 通过。",
+        [("库存提示", "completed"), ("售罄时购买按钮置灰", "pending")],
+        "售罄",
+        id="zh-open-item",
+    ),
+    pytest.param(
+        "failures-remain",
+        "Fix the DST bug and make `tests/test_scheduler.py::test_dst_transition` pass.",
+        "Switched to zoneinfo arithmetic. `test_dst_transition` still fails on the fall-back case.",
+        [("Fix", "completed")],
+        "still fails",
+        id="en-failures",
+    ),
+    pytest.param(
+        "failures-remain",
+        "修好登录接口的 500，保证 `pytest tests/auth` 全部通过。",
+        "已修复空指针。`pytest tests/auth`：35 passed，1 failed。",
+        [("修复", "completed")],
+        "1 failed",
+        id="zh-failures",
+    ),
+    pytest.param(
+        "constraint-violated",
+        "Clean up the storage package. Don't change the public API; other teams import it.",
+        "Removed dead helpers. I renamed the exported `NewS3Client` to `NewS3`.",
+        [("Cleanup", "completed")],
+        "Don't change the public API",
+        id="en-constraint",
+    ),
+    pytest.param(
+        "answer-admits-unfinished",
+        "Add a `purge` command with a `--dry-run` flag.",
+        "Purge logic is in `admin/purge.py`; 9 passed. "
+        "I ran out of time before wiring the `--dry-run` flag.",
+        [("Purge query", "completed")],
+        "ran out of time",
+        id="en-admits",
+    ),
+    pytest.param(
+        "answer-admits-unfinished",
+        "实现导出功能，支持 CSV 和 Excel。",
+        "CSV 导出在 `export/csv.py`，`pytest tests/export -q`：12 passed。Excel 部分还没来得及做。",
+        [("CSV 导出", "completed")],
+        "还没来得及做",
+        id="zh-admits",
+    ),
+    pytest.param(
+        "requested-deliverable-missing",
+        "Implement `slugify()` in `src/lib/text.ts` and add unit tests for it.",
+        "Added `slugify()` to `src/lib/text.ts`; `npm run lint` passes.",
+        [("Implement slugify", "completed")],
+        "add unit tests",
+        id="en-tests-missing",
+    ),
+    pytest.param(
+        "requested-deliverable-missing",
+        ["把 `requests` 换成 `httpx`。", "顺便把 CHANGELOG 也更新一下"],
+        "`requests` 已全部换成 `httpx`，`pytest -q`：187 passed。",
+        [("替换调用", "completed")],
+        "CHANGELOG",
+        id="zh-changelog-missing",
+    ),
+]
+
+
+@pytest.mark.parametrize(("rule", "request_text", "answer", "todos", "quote"), OMISSIONS)
+def test_omission_rules_fire(
+    rule: str,
+    request_text: str | list[str],
+    answer: str,
+    todos: list[tuple[str, str]],
+    quote: str,
+) -> None:
+    hit, text = judged(turn(request_text, answer, todos))
+    assert (hit.assessment, hit.rule) == ("omission", rule)
+    assert quote in text
+
+
+NOT_OMISSIONS = [
+    pytest.param(
+        [
+            "Add `--since` to export, add tests, update docs/cli.md.",
+            "Actually skip the docs for now.",
+        ],
+        "Added `--since` in `cli/export.py`; `pytest tests/cli -q` → 33 passed. "
+        "Per your follow-up I did not touch `docs/cli.md`.",
+        [("Add --since", "completed"), ("Update docs/cli.md", "pending")],
+        id="en-descoped-by-user",
+    ),
+    pytest.param(
+        ["给订单列表加状态筛选，并更新接口文档。", "文档先不用动了。"],
+        "`OrderListView` 支持 `?status=`，`pytest tests/orders -q`：31 passed。"
+        "按你的补充，文档没有改。",
+        [("status 参数", "completed"), ("更新 docs/api/orders.md", "pending")],
+        id="zh-descoped-by-user",
+    ),
+    pytest.param(
+        "Run the full test suite and tell me what's failing. Don't fix anything yet.",
+        "`pytest -q -rf`: 412 passed, 3 failed. Failures: `test_a`, `test_b`, `test_c`.",
+        [("Run pytest", "completed")],
+        id="en-report-only",
+    ),
+    pytest.param(
+        "帮我跑一下 `go test ./...`，把失败的用例列出来就行，先不用修。",
+        "31 个包，29 个 ok，2 个 FAIL：`TestA`、`TestB`。按你说的没有改代码。",
+        [],
+        id="zh-report-only",
+    ),
+    pytest.param(
+        "Fix the off-by-one in `paginate()`.",
+        "`paginate()` now uses ceil division; `pytest tests/lib -q` → 19 passed. "
+        "I did not add a page-size bound: it wasn't part of the request.",
+        [("Fix paginate", "completed"), ("Maybe: page-size upper bound (optional)", "pending")],
+        id="en-optional-todo",
+    ),
+]
+
+
+@pytest.mark.parametrize(("request_text", "answer", "todos"), NOT_OMISSIONS)
+def test_descoped_reported_and_optional_items_are_not_omissions(
+    request_text: str | list[str], answer: str, todos: list[tuple[str, str]]
+) -> None:
+    hit = explain(turn(request_text, answer, todos))
+    assert hit.assessment == "complete", hit
+
+
+# --------------------------------------------------------------------------- unknown
+
+
+@pytest.mark.parametrize(
+    ("request_text", "answer", "todos", "focus_kind"),
+    [
+        pytest.param("Find and fix the memory leak.", "All done.", [], "all", id="en-bare-done"),
+        pytest.param("把验证码换成滑块验证。", "搞定了。", [], "all", id="zh-bare-done"),
+        pytest.param("Add pagination.", "", [], "all", id="empty"),
+        pytest.param(
+            "Implement the CSV import.",
+            "Implemented. See the PR for details.",
+            [],
+            "answer",
+            id="en-see-pr",
+        ),
+        pytest.param(
+            "把权限模型改成 ABAC。",
+            "按文档改完了，细节见 MR。",
+            [("改造", "completed")],
+            "answer",
+            id="zh-see-mr",
+        ),
+    ],
+)
+def test_thin_reports_are_unknown(
+    request_text: str, answer: str, todos: list[tuple[str, str]], focus_kind: str
+) -> None:
+    numbering = turn(request_text, answer, todos)
+    hit = explain(numbering)
+    assert (hit.assessment, hit.rule) == ("unknown", "thin-report")
+    position = numbering.get(hit.focus)
+    assert position is not None and position.kind == focus_kind
+
+
+@pytest.mark.parametrize(
+    ("answer", "todos"),
+    [
+        pytest.param("Fixed the typo in `README.md`.", [], id="en-short-with-path"),
+        pytest.param("已修复，`pytest -q`：12 passed。", [], id="zh-short-with-result"),
+        pytest.param(
+            "Done.",
+            [("Add index `ix_orders_created_at` (migration 0042)", "completed")],
+            id="todos-carry-evidence",
+        ),
+    ],
+)
+def test_short_answers_with_evidence_are_not_unknown(
+    answer: str, todos: list[tuple[str, str]]
+) -> None:
+    hit = explain(turn("Fix it.", answer, todos))
+    assert hit.assessment == "complete", hit
+
+
+# --------------------------------------------------------------------------- measurement
+
+
+def _all_labelled() -> list[Path]:
+    return sorted((FIXTURES / "cases").glob("*.json")) + sorted(
+        (FIXTURES / "rules_extra").glob("*.json")
+    )
+
+
+@pytest.mark.parametrize("path", _all_labelled(), ids=lambda p: p.stem)
+def test_reply_always_parses_and_focus_fits(path: Path) -> None:
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    numbering = number(Material.from_json(data))
+    hit = explain(numbering)
+    assert hit.rule in RULE_IDS
+    reply = json.loads(hit.to_reply())
+    assert reply["heuristic"] is True and reply["rule"] == hit.rule
+    verdict = parse_reply(hit.to_reply(), numbering)  # same parser as any model
+    assert verdict.assessment == hit.assessment
+    assert verdict.focus.id == hit.focus
+    assert hit.explanation
+
+
+def test_corpus_precision_and_recall_thresholds() -> None:
+    results = rules_accuracy.score_folder(FIXTURES / "cases")
+    summary = rules_accuracy.summarize(results)
+    assert summary.total >= 60
+    assert summary.flag_precision is not None and summary.flag_precision >= 0.90
+    assert summary.problem_recall is not None and summary.problem_recall >= 0.60
+    assert summary.focus_hit_rate is not None and summary.focus_hit_rate >= 0.80
+
+
+def test_extra_turns_precision_and_recall_thresholds() -> None:
+    results = rules_accuracy.score_folder(FIXTURES / "rules_extra")
+    summary = rules_accuracy.summarize(results)
+    assert summary.total >= 15
+    langs = {json.loads(p.read_text())["lang"] for p in (FIXTURES / "rules_extra").glob("*.json")}
+    assert langs == {"en", "zh"}
+    assert summary.flag_precision is not None and summary.flag_precision >= 0.85
+    assert summary.problem_recall is not None and summary.problem_recall >= 0.60
+
+
+def test_bench_table_lists_every_assessment_and_headline(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert rules_accuracy.main([str(FIXTURES / "cases")]) == 0
+    out = capsys.readouterr().out
+    for word in ("complete", "omission", "contradiction", "needs-user", "unknown"):
+        assert f"| {word} |" in out
+    for headline in ("accuracy", "flag precision", "problem recall", "focus hit rate"):
+        assert headline in out
