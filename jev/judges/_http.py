@@ -9,6 +9,7 @@ what happened                               raised                             r
 ==========================================  =================================  =========
 no answer within ``timeout_s``, HTTP 408    ``TransportError(kind="timeout")``  yes
 connection refused, DNS failure, reset      ``TransportError(kind="connection")`` yes
+invalid or non-http(s) URL                  ``kind="connection"``               no
 HTTP 429                                    ``kind="rate-limited"`` +           yes
                                             ``retry_after_s`` (≤ 120 s)
 HTTP 5xx (incl. Anthropic 529 overloaded)   ``kind="http-5xx"`` (+ Retry-After) yes
@@ -47,7 +48,7 @@ from typing import Any
 
 import httpx
 
-from jev.errors import ContextLengthError, TransportError
+from jev.errors import ContextLengthError, SettingsError, TransportError
 
 __all__ = [
     "MAX_RETRY_AFTER_S",
@@ -162,9 +163,21 @@ def _clamp_delay(seconds: float) -> float:
 def read_api_key(env_name: str, environ: Mapping[str, str] | None = None) -> str | None:
     """The API key held by environment variable ``env_name``, or ``None`` when unset
     or blank (SPEC §10: only the variable's name is ever stored). Surrounding
-    whitespace is stripped. ``environ`` defaults to :data:`os.environ`."""
+    whitespace is stripped. ``environ`` defaults to :data:`os.environ`.
+
+    Raises:
+        SettingsError: the value contains inner spaces, control or non-ASCII
+            characters (the message names the variable, never the value).
+    """
     source = os.environ if environ is None else environ
     value = source.get(env_name, "").strip()
+    if value and not (value.isascii() and value.isprintable() and " " not in value):
+        # An HTTP header cannot carry it, and httpx's encoding error would quote it.
+        raise SettingsError(
+            f"the environment variable {env_name} does not hold a usable API key (it "
+            "contains spaces, control or non-ASCII characters); set it to the key "
+            "exactly as the provider issued it"
+        )
     return value or None
 
 
@@ -242,7 +255,7 @@ class JsonPoster:
         failure: TransportError | None = None
         try:
             response = self._client.post(url, headers=dict(headers), json=body)
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
             failure = self._translate_exception(exc)
         if failure is not None:
             # Raised outside the except block: no __context__ leads back to httpx's
@@ -262,7 +275,7 @@ class JsonPoster:
                 timeout=self.timeout_s, follow_redirects=False, verify=self._ssl_context()
             ) as client:
                 response = await client.post(url, headers=dict(headers), json=body)
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
             failure = self._translate_exception(exc)
         if failure is not None:
             raise failure
@@ -313,9 +326,16 @@ class JsonPoster:
             )
         return data
 
-    def _translate_exception(self, exc: httpx.HTTPError) -> TransportError:
+    def _translate_exception(self, exc: httpx.HTTPError | httpx.InvalidURL) -> TransportError:
         name = type(exc).__name__
         log.debug("request to %s failed: %s", self.label, name)
+        if isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol):
+            return TransportError(
+                f"{self.label} cannot be called: the URL is not a valid http(s) URL "
+                f"({name}); fix judge.base_url (`jev settings set judge.base_url URL`)",
+                kind="connection",
+                retryable=False,
+            )
         if isinstance(exc, httpx.TimeoutException):
             return TransportError(
                 f"{self.label} did not answer within {self.timeout_s:g} s ({name}); raise "

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from jev.domain import JudgeAnswer, JudgeInput, Numbering
-from jev.errors import TransportError
+from jev.errors import SettingsError, TransportError
 from jev.judges._http import (
     MAX_RETRY_AFTER_S,
     JsonPoster,
@@ -284,3 +284,39 @@ def test_provider_text_is_redacted_not_dropped(
     )
     with pytest.raises(TransportError, match=r"bad key \*\*\* in header"):
         judge.ask(judge_input, numbering)
+
+
+@pytest.mark.parametrize("base_url", ["ftp://127.0.0.1/v1", "http://[::1/v1"])
+def test_invalid_base_url_is_not_retryable(
+    base_url: str, judge_input: JudgeInput, numbering: Numbering
+) -> None:
+    judge = OpenAIJudge(model="m", base_url=base_url, api_key_env="JEV_NOPE")
+    with pytest.raises(TransportError) as info:
+        judge.ask(judge_input, numbering)
+    assert info.value.kind == "connection" and info.value.retryable is False
+    assert "judge.base_url" in str(info.value)
+    with pytest.raises(TransportError):
+        asyncio.run(judge.ask_async(judge_input, numbering))
+
+
+@pytest.mark.parametrize("bad", ["sk-abc déf", "sk-abc\x01def", "sk-abc def"])
+def test_unusable_key_refused_without_echo(monkeypatch: pytest.MonkeyPatch, bad: str) -> None:
+    monkeypatch.setenv("JEV_BAD_KEY", bad)
+    for judge_cls in (OpenAIJudge, AnthropicJudge):
+        with pytest.raises(SettingsError) as info:
+            judge_cls(model="m", api_key_env="JEV_BAD_KEY")
+        assert "JEV_BAD_KEY" in str(info.value)
+        assert "sk-abc" not in str(info.value) and "sk-abc" not in repr(info.value.args)
+
+
+def test_key_whitespace_is_stripped(
+    fake_provider: FakeProvider,
+    monkeypatch: pytest.MonkeyPatch,
+    judge_input: JudgeInput,
+    numbering: Numbering,
+) -> None:
+    monkeypatch.setenv("JEV_PADDED_KEY", "  sk-padded-123456\n")
+    fake_provider.script(openai_completion("x"))
+    judge = OpenAIJudge(model="m", base_url=fake_provider.openai_base, api_key_env="JEV_PADDED_KEY")
+    judge.ask(judge_input, numbering)
+    assert fake_provider.requests[0].headers["authorization"] == "Bearer sk-padded-123456"

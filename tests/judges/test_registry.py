@@ -115,3 +115,22 @@ def test_http_judges_refuse_empty_model_through_registry() -> None:
     for provider in ("openai", "anthropic"):
         with pytest.raises(SettingsError, match=r"judge\.model is empty"):
             create_judge(JudgeSettings(provider=provider, model=""))
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "jev.judges",
+        "jev.judges._http",
+        "jev.judges.openai_compat",
+        "jev.judges.anthropic",
+        "jev.judges.scripted",
+    ],
+)
+def test_public_surface_exists(module: str) -> None:
+    import importlib
+
+    mod = importlib.import_module(module)
+    assert len(set(mod.__all__)) == len(mod.__all__)
+    for name in mod.__all__:
+        assert hasattr(mod, name), f"{module}.{name} is in __all__ but missing"
