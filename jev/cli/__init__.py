@@ -63,6 +63,8 @@ COMMANDS: dict[str, str] = {
     "cancel": "jev.cli.turn_cmd",
     "records": "jev.cli.records_cmd",
     "prompt-section": "jev.cli.prompt_cmd",
+    "eval": "jev.cli.eval_cmd",
+    "replay": "jev.cli.replay_cmd",
 }
 
 

@@ -1,0 +1,868 @@
+"""Replay stored audit records: offline regression checks and live re-asking (SPEC §11).
+
+**Offline** (:func:`replay_record`, :func:`replay`): each record's stored data goes
+again through the *current* code of the live path — the same functions, imported, not
+copied:
+
+1. ``Material.from_json(record.material)`` → :func:`jev.positions.number`;
+2. the stored raw replies, in order, through :func:`jev.reply.parse_reply` exactly as
+   :func:`jev.audit.run_audit` treats them: the first valid reply wins; when none is
+   valid the audit is ``incomplete`` with the last response-error kind (a stored
+   transport failure, which no stored text can reproduce, keeps its stored kind);
+   an over-budget record is re-rendered with the current templates
+   (:func:`jev.audit.prepare`) and re-checked against its stored ``budget_chars``
+   (:func:`jev.render.check_budget`); a skipped record goes through the Todo gate;
+3. :func:`jev.loop.decide` from the stored ``loop_before`` with the stored
+   ``max_supplements`` (:func:`jev.loop.cancel` for a cancelled record);
+4. :func:`jev.texts.supplement_text` when the action is a supplement.
+
+The result is compared with the stored status, assessment, focus id and quote, error
+kind, action kind and round, loop state after the decision, and supplement text;
+every mismatch is a :class:`Difference` with both sides. Records are read as a
+stream (one JSONL line at a time, or the store in pages), so memory stays flat
+whatever the export's size; only the records that changed are kept.
+
+**Live** (:func:`live_replay`): re-ask a judge for each stored material through
+:func:`jev.audit.run_audit_async` (current rendering, technical retries honouring
+``Retry-After``) with bounded concurrency, append one JSON line per answered record to
+an output file (resumable: answered records are skipped), and build an
+:class:`Agreement` report (per-class counts, confusion matrix, Cohen's κ, focus
+agreement) against the stored verdicts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from jev.domain import AuditOutcome, JudgeSettings, Material, Settings
+from jev.errors import ResponseError, UsageError
+from jev.records import Record
+
+if TYPE_CHECKING:
+    from jev.domain import Numbering
+    from jev.evaluate import Confusion
+    from jev.judges import Judge
+    from jev.loop import LoopState
+    from jev.store import Store
+
+__all__ = [
+    "LOOP_FIELDS",
+    "Agreement",
+    "Difference",
+    "Entry",
+    "LiveSummary",
+    "RecordReplay",
+    "ReplayError",
+    "ReplaySummary",
+    "agreement_from_file",
+    "count_entries",
+    "iter_jsonl",
+    "iter_source",
+    "iter_store",
+    "live_replay",
+    "outcome_from_replies",
+    "record_label",
+    "replay",
+    "replay_entry",
+    "replay_record",
+    "settings_of",
+]
+
+#: Loop-state fields compared after the decision (``last_error`` is free text and is not).
+LOOP_FIELDS: tuple[str, ...] = ("status", "audits", "supplements_used", "chain", "last_focus_id")
+#: Record statuses that asked (or would have asked) a judge: the ones live replay re-asks.
+AUDITED_STATUSES: frozenset[str] = frozenset({"verdict", "incomplete", "stale"})
+
+
+class ReplayError(Exception):
+    """A record cannot be replayed (no material, invalid loop state, bad line …)."""
+
+
+# ---------------------------------------------------------------------------- sources
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One record read from a source, or the reason it could not be read.
+
+    Attributes:
+        source: the file path, or ``store:<path>``.
+        line: 1-based line number in a JSONL file (``None`` for the store).
+        record: the record, or ``None`` when it could not be read.
+        error: why the line is not a record ("" when it is).
+    """
+
+    source: str
+    line: int | None
+    record: Record | None
+    error: str = ""
+
+
+def record_label(record: Record) -> str:
+    """``session/turn/round N`` — how a record is named in output and pytest ids."""
+    return f"{record.session or '-'}/{record.turn}/round {record.round}"
+
+
+def iter_jsonl(path: Path, *, validate: bool = True) -> Iterator[Entry]:
+    """Stream the records of one JSONL export, one line at a time (blank lines skipped).
+
+    Args:
+        path: the export file.
+        validate: check each object against ``schemas/record.schema.json`` first.
+
+    Yields:
+        An :class:`Entry` per non-blank line; a line that is not JSON or not a record
+        yields an entry with ``error`` set (reading goes on).
+
+    Raises:
+        UsageError: the file cannot be opened.
+    """
+    from jev.records import validate_record_json
+
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise UsageError(f"cannot read {path} ({exc.strerror or exc}); check the path") from None
+    source = str(path)
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                data = json.loads(raw)
+            except UnicodeDecodeError:
+                yield Entry(source, number, None, "not UTF-8 text")
+                continue
+            except json.JSONDecodeError as exc:
+                yield Entry(source, number, None, f"not valid JSON ({exc.msg})")
+                continue
+            try:
+                if validate:
+                    validate_record_json(data)
+                yield Entry(source, number, Record.from_json(data))
+            except (ValueError, TypeError, KeyError) as exc:
+                yield Entry(source, number, None, f"not a Jev record ({exc})")
+
+
+def _jsonl_files(path: Path) -> list[Path]:
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*.jsonl") if p.is_file())
+        if not files:
+            raise UsageError(f"{path} holds no records export (*.jsonl); check the path")
+        return files
+    if path.is_file():
+        return [path]
+    raise UsageError(f"{path} does not exist; give a records export (.jsonl) or a folder of them")
+
+
+def iter_source(paths: Iterable[Path], *, validate: bool = True) -> Iterator[Entry]:
+    """Stream the records of JSONL exports and/or folders of them (``*.jsonl``,
+    recursively, sorted), in order.
+
+    Raises:
+        UsageError: a path does not exist, or a folder holds no ``*.jsonl``.
+    """
+    files = [f for p in paths for f in _jsonl_files(Path(p))]
+    for file in files:
+        yield from iter_jsonl(file, validate=validate)
+
+
+def iter_store(
+    store: Store, *, session: str | None = None, since: float | None = None
+) -> Iterator[Entry]:
+    """Stream the records of the local store (oldest first, in pages), optionally of
+    one session and/or created at or after ``since`` (epoch seconds)."""
+    source = f"store:{store.path}"
+    for record in store.iter_records(session=session, since=since):
+        yield Entry(source, None, record)
+
+
+def count_entries(paths: Iterable[Path]) -> int:
+    """Number of non-blank lines of the exports (for a progress bar), read as a stream."""
+    total = 0
+    for file in (f for p in paths for f in _jsonl_files(Path(p))):
+        with file.open("rb") as handle:
+            total += sum(1 for raw in handle if raw.strip())
+    return total
+
+
+# ---------------------------------------------------------------------------- offline
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """One field whose replayed value differs from the stored one."""
+
+    field: str
+    stored: Any
+    replayed: Any
+
+    def to_json(self) -> dict[str, Any]:
+        return {"field": self.field, "stored": self.stored, "replayed": self.replayed}
+
+
+@dataclass(frozen=True, slots=True)
+class RecordReplay:
+    """The replay of one entry: ``same``, ``changed`` (with differences) or ``error``.
+
+    Attributes:
+        entry: where the record came from.
+        differences: the mismatches (empty when the same).
+        error: why the record could not be replayed ("" otherwise).
+    """
+
+    entry: Entry
+    differences: tuple[Difference, ...] = ()
+    error: str = ""
+
+    @property
+    def result(self) -> str:
+        """``same``, ``changed`` or ``error``."""
+        if self.error:
+            return "error"
+        return "changed" if self.differences else "same"
+
+    @property
+    def label(self) -> str:
+        """``session/turn/round N`` (or ``source:line`` for an unreadable line)."""
+        if self.entry.record is not None:
+            return record_label(self.entry.record)
+        return f"{self.entry.source}:{self.entry.line}"
+
+    def where(self) -> str:
+        """``file:line`` or ``store:path#id``."""
+        rec = self.entry.record
+        if self.entry.line is not None:
+            return f"{self.entry.source}:{self.entry.line}"
+        return f"{self.entry.source}#{rec.id if rec is not None else '?'}"
+
+    def to_json(self) -> dict[str, Any]:
+        rec = self.entry.record
+        return {
+            "result": self.result,
+            "where": self.where(),
+            "record_id": None if rec is None else rec.id,
+            "session": None if rec is None else rec.session,
+            "turn": None if rec is None else rec.turn,
+            "round": None if rec is None else rec.round,
+            "status": None if rec is None else rec.status,
+            "differences": [d.to_json() for d in self.differences],
+            "error": self.error,
+        }
+
+    def describe(self) -> str:
+        """Human text: the label, where, and each difference with both sides."""
+        head = f"{self.result.upper()} {self.label} ({self.where()})"
+        if self.error:
+            return f"{head}: {self.error}"
+        lines = [head]
+        for d in self.differences:
+            lines.append(f"  {d.field}:")
+            lines.append(f"    stored:   {_show(d.stored)}")
+            lines.append(f"    replayed: {_show(d.replayed)}")
+        return "\n".join(lines)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str) and "\n" in value:
+        return json.dumps(value, ensure_ascii=False)
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def settings_of(record: Record) -> Settings:
+    """The settings a record was made under: its ``settings`` snapshot (defaults for
+    missing keys), with ``evidence_chars`` = its ``budget_chars`` when stored."""
+    data = record.settings or {}
+    judge = data.get("judge") or {}
+    known = JudgeSettings.__dataclass_fields__
+    base = Settings(
+        profile=record.profile,
+        enabled=bool(data.get("enabled", False)),
+        max_supplements=int(data.get("max_supplements", record.max_supplements or 3)),
+        evidence_chars=int(data.get("evidence_chars", 24_000)),
+        language=str(data.get("language", "auto")),
+        judge=JudgeSettings(**{k: v for k, v in judge.items() if k in known}),
+        records_days=int(data.get("records_days", 30)),
+    )
+    if record.budget_chars is not None:
+        base = replace(base, evidence_chars=int(record.budget_chars))
+    return base
+
+
+def outcome_from_replies(record: Record, numbering: Numbering) -> AuditOutcome:
+    """Rebuild a record's audit outcome from its stored raw replies with the current
+    :func:`jev.reply.parse_reply` (first valid reply wins, as in :mod:`jev.audit`).
+
+    When no reply is valid the outcome is ``incomplete``: its error kind is the last
+    reply's response-error kind, unless the stored kind is a transport failure (which
+    happened after the last reply and cannot be replayed), which is kept.
+    """
+    from jev.reply import parse_reply
+
+    last: ResponseError | None = None
+    for text in record.raw_replies:
+        try:
+            verdict = parse_reply(text, numbering)
+        except ResponseError as exc:
+            last = exc
+            continue
+        replies = tuple(record.raw_replies)
+        return AuditOutcome(status="verdict", verdict=verdict, raw_replies=replies)
+    stored = record.error_kind
+    if stored is not None and (stored not in ResponseError.KINDS or last is None):
+        kind = stored
+    else:
+        kind = last.kind if last is not None else "reply-missing"
+    reason = record.reason or f"judge failure ({kind})"
+    return AuditOutcome(
+        status="incomplete", error_kind=kind, reason=reason, raw_replies=tuple(record.raw_replies)
+    )
+
+
+def _compare(diffs: list[Difference], name: str, stored: Any, replayed: Any) -> None:
+    if stored != replayed:
+        diffs.append(Difference(name, stored, replayed))
+
+
+def _loop_view(state: dict[str, Any] | None) -> dict[str, Any] | None:
+    if state is None:
+        return None
+    view = {k: state.get(k) for k in LOOP_FIELDS}
+    view["chain"] = list(view["chain"] or [])
+    return view
+
+
+def _loop_state(data: dict[str, Any] | None) -> LoopState:
+    from jev.loop import LoopState
+
+    try:
+        return LoopState.from_json(data or {})
+    except ValueError as exc:
+        raise ReplayError(f"its loop_before is not a valid loop state ({exc})") from None
+
+
+def _compare_action(diffs: list[Difference], record: Record, action: Any, after: LoopState) -> None:
+    stored = record.action or {}
+    _compare(diffs, "action.kind", stored.get("kind"), action.kind)
+    _compare(diffs, "action.round", stored.get("round"), action.round)
+    if record.loop_after is not None:
+        _compare(diffs, "loop_after", _loop_view(record.loop_after), _loop_view(after.to_json()))
+
+
+def _replay_cancelled(record: Record) -> list[Difference]:
+    from jev.loop import cancel
+
+    before = _loop_state(record.loop_before)
+    after, action = cancel(before, _max_supplements(record))
+    diffs: list[Difference] = []
+    _compare_action(diffs, record, action, after)
+    return diffs
+
+
+def _max_supplements(record: Record) -> int:
+    from jev.loop import validate_max_supplements
+
+    try:
+        return validate_max_supplements(record.max_supplements)
+    except ValueError as exc:
+        raise ReplayError(str(exc)) from None
+
+
+def _over_budget_outcome(record: Record, material: Material) -> AuditOutcome | None:
+    """Re-render with the current templates and re-check the stored budget: the
+    over-budget outcome, or ``None`` when the material now fits."""
+    from jev.audit import prepare
+    from jev.errors import OverBudget
+    from jev.render import check_budget
+
+    settings = settings_of(record)
+    prepared = prepare(material, settings, language=record.language or None)
+    try:
+        check_budget(prepared.judge_input, settings.evidence_chars)
+    except OverBudget as exc:
+        return AuditOutcome(
+            status="incomplete",
+            reason=str(exc),
+            error_kind=exc.kind,
+            input_chars=exc.input_chars,
+            budget_chars=exc.budget_chars,
+        )
+    return None
+
+
+def replay_record(record: Record) -> tuple[Difference, ...]:
+    """Run one stored record through the current parsing, loop and supplement code and
+    return every difference from what it stored (empty: the same). See the module
+    docstring for the steps.
+
+    Raises:
+        ReplayError: the record cannot be replayed (no material for an audit record,
+            an invalid loop state or ``max_supplements``).
+    """
+    from jev.loop import decide
+
+    if record.status == "cancelled":
+        return tuple(_replay_cancelled(record))
+    if record.material is None:
+        raise ReplayError(f"a {record.status} record without material cannot be replayed")
+    material = Material.from_json(record.material)
+    diffs: list[Difference] = []
+
+    if record.status == "skipped" or not material.todo_used:
+        # The Todo gate of SPEC §2 (jev.audit): no Todo use -> skipped, no judge call.
+        outcome = AuditOutcome(status="skipped", reason=record.reason)
+        replayed_status = "skipped" if not material.todo_used else "audit due (Todo used)"
+        _compare(diffs, "status", record.status, replayed_status)
+        if diffs:
+            return tuple(diffs)
+    elif record.error_kind == "over-budget":
+        refused = _over_budget_outcome(record, material)
+        if refused is None:
+            diffs.append(
+                Difference(
+                    "status",
+                    f"incomplete (over-budget: {record.input_chars} > {record.budget_chars} chars)",
+                    f"within budget with the current templates ({record.budget_chars} chars)",
+                )
+            )
+            return tuple(diffs)
+        outcome = refused
+    else:
+        from jev.positions import number
+
+        outcome = outcome_from_replies(record, number(material))
+
+    if outcome.status != "skipped":
+        stored_status = record.status
+        if record.status == "stale":  # a verdict (or failure) the turn outran
+            stored_status = "verdict" if record.assessment is not None else "incomplete"
+        _compare(diffs, "status", stored_status, outcome.status)
+        verdict = outcome.verdict
+        _compare(diffs, "assessment", record.assessment, verdict.assessment if verdict else None)
+        focus = record.focus or {}
+        _compare(diffs, "focus.id", focus.get("id"), verdict.focus.id if verdict else None)
+        _compare(diffs, "focus.quote", focus.get("quote"), verdict.focus.text if verdict else None)
+        _compare(diffs, "error_kind", record.error_kind, outcome.error_kind)
+
+    if record.status == "stale":
+        return tuple(diffs)  # the verdict was never acted upon: no loop decision
+
+    before = _loop_state(record.loop_before)
+    try:
+        after, action = decide(before, outcome, _max_supplements(record))
+    except ValueError as exc:
+        raise ReplayError(f"the loop refused the outcome ({exc})") from None
+    _compare_action(diffs, record, action, after)
+    supplement = None
+    if action.kind == "supplement" and outcome.verdict is not None:
+        from jev.texts import supplement_text
+
+        supplement = supplement_text(outcome.verdict, action, record.language or "en")
+    _compare(diffs, "supplement_text", record.supplement_text, supplement)
+    return tuple(diffs)
+
+
+def replay_entry(entry: Entry) -> RecordReplay:
+    """Replay one entry; never raises for a bad record (it becomes an ``error`` result)."""
+    if entry.record is None:
+        return RecordReplay(entry, error=entry.error or "not a record")
+    try:
+        return RecordReplay(entry, replay_record(entry.record))
+    except ReplayError as exc:
+        return RecordReplay(entry, error=f"cannot replay: {exc}")
+
+
+@dataclass(slots=True)
+class ReplaySummary:
+    """Counts of an offline replay and the records that did not replay the same.
+
+    Attributes:
+        records: entries read.
+        same, changed, errors: how they replayed.
+        problems: the ``changed`` and ``error`` replays, in source order.
+    """
+
+    records: int = 0
+    same: int = 0
+    changed: int = 0
+    errors: int = 0
+    problems: list[RecordReplay] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when every record replayed the same."""
+        return self.changed == 0 and self.errors == 0
+
+    def add(self, result: RecordReplay) -> None:
+        self.records += 1
+        if result.result == "same":
+            self.same += 1
+            return
+        if result.result == "changed":
+            self.changed += 1
+        else:
+            self.errors += 1
+        self.problems.append(result)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "records": self.records,
+            "same": self.same,
+            "changed": self.changed,
+            "errors": self.errors,
+            "problems": [p.to_json() for p in self.problems],
+        }
+
+    def describe(self) -> str:
+        """Every problem with both sides, then the one-line summary."""
+        parts = [p.describe() for p in self.problems]
+        parts.append(
+            f"jev replay: {self.records} records · {self.same} same · {self.changed} changed · "
+            f"{self.errors} errors"
+        )
+        return "\n".join(parts)
+
+
+def replay(
+    entries: Iterable[Entry], *, on_result: Callable[[RecordReplay], None] | None = None
+) -> ReplaySummary:
+    """Replay every entry offline (streaming: only problems are kept in memory)."""
+    summary = ReplaySummary()
+    for entry in entries:
+        result = replay_entry(entry)
+        summary.add(result)
+        if on_result is not None:
+            on_result(result)
+    return summary
+
+
+# ---------------------------------------------------------------------------- live
+
+
+def _stored_view(record: Record) -> dict[str, Any]:
+    focus = record.focus or {}
+    return {
+        "status": record.status,
+        "assessment": record.assessment,
+        "focus_id": focus.get("id"),
+        "error_kind": record.error_kind,
+        "judge": record.judge,
+    }
+
+
+def _live_view(outcome: AuditOutcome) -> dict[str, Any]:
+    verdict = outcome.verdict
+    return {
+        "status": outcome.status,
+        "assessment": None if verdict is None else verdict.assessment,
+        "focus_id": None if verdict is None else verdict.focus.id,
+        "quote": None if verdict is None else verdict.focus.text,
+        "confidence": None if verdict is None else verdict.confidence,
+        "error_kind": outcome.error_kind,
+        "reason": outcome.reason,
+        "raw_replies": list(outcome.raw_replies),
+        "attempts": outcome.attempts,
+        "latency_ms": outcome.latency_ms,
+        "usage": None if outcome.usage is None else outcome.usage.to_json(),
+        "judge": None if outcome.judge is None else outcome.judge.to_json(),
+        "input_chars": outcome.input_chars,
+        "template_hash": outcome.template_hash,
+        "language": outcome.language,
+    }
+
+
+def _label_of(view: dict[str, Any]) -> str:
+    from jev.evaluate import INCOMPLETE
+
+    assessment = view.get("assessment")
+    return str(assessment) if assessment else INCOMPLETE
+
+
+@dataclass(slots=True)
+class Agreement:
+    """Stored verdicts (rows) against live verdicts (columns) of a live replay.
+
+    Attributes:
+        confusion: the confusion matrix (:class:`jev.evaluate.Confusion`;
+            ``incomplete`` where a side has no verdict), with accuracy (= raw
+            agreement) and Cohen's κ.
+        both_verdicts: pairs where both sides have a verdict.
+        focus_same: of those, pairs whose focus ids are equal.
+    """
+
+    confusion: Confusion
+    both_verdicts: int = 0
+    focus_same: int = 0
+
+    def add(self, stored: dict[str, Any], live: dict[str, Any]) -> None:
+        self.confusion.add(_label_of(stored), _label_of(live))
+        if stored.get("assessment") and live.get("assessment"):
+            self.both_verdicts += 1
+            if stored.get("focus_id") == live.get("focus_id"):
+                self.focus_same += 1
+
+    def focus_agreement(self) -> float | None:
+        """Share of both-verdict pairs with the same focus id (``None`` if none)."""
+        return None if self.both_verdicts == 0 else self.focus_same / self.both_verdicts
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "pairs": self.confusion.total,
+            "agreement": self.confusion.accuracy(),
+            "kappa": self.confusion.kappa(),
+            "both_verdicts": self.both_verdicts,
+            "focus_same": self.focus_same,
+            "focus_agreement": self.focus_agreement(),
+            "confusion": self.confusion.to_json(),
+        }
+
+    def describe(self) -> str:
+        """Per-class counts, the confusion matrix, agreement, κ and focus agreement."""
+        from jev.evaluate import format_confusion
+
+        c = self.confusion
+
+        def pct(v: float | None) -> str:
+            return "n/a" if v is None else f"{v * 100:.1f}%"
+
+        kappa = c.kappa()
+        lines = [
+            f"{'class':<15}{'stored':>8}{'live':>8}{'both':>8}",
+            *(
+                f"{lab:<15}{c.row_total(lab):>8}{c.column_total(lab):>8}{c.count(lab, lab):>8}"
+                for lab in c.labels
+                if c.row_total(lab) or c.column_total(lab)
+            ),
+            "",
+            "confusion matrix (rows: stored, columns: live)",
+            *format_confusion(c),
+            "",
+            f"agreement {pct(c.accuracy())} of {c.total} · Cohen's κ "
+            f"{'n/a' if kappa is None else f'{kappa:.3f}'} · focus agreement "
+            f"{pct(self.focus_agreement())} ({self.focus_same}/{self.both_verdicts})",
+        ]
+        return "\n".join(lines)
+
+
+def _new_agreement() -> Agreement:
+    from jev.evaluate import Confusion
+
+    return Agreement(Confusion())
+
+
+def _read_out(path: Path) -> Iterator[dict[str, Any]]:
+    with path.open("rb") as handle:
+        for raw in handle:
+            if not raw.strip():
+                continue
+            try:
+                data = json.loads(raw)
+            except ValueError:
+                continue  # a line cut by a kill: ignored (and truncated on --resume)
+            if isinstance(data, dict) and isinstance(data.get("key"), str):
+                yield data
+
+
+def agreement_from_file(path: Path) -> Agreement:
+    """The :class:`Agreement` of every answered line of a live-replay output file."""
+    agreement = _new_agreement()
+    for data in _read_out(path):
+        agreement.add(data.get("stored") or {}, data.get("live") or {})
+    return agreement
+
+
+def _prepare_out(path: Path, resume: bool) -> set[str]:
+    """Keys already answered in ``path`` (resume), after cutting a partial last line."""
+    if not path.exists() or path.stat().st_size == 0:
+        return set()
+    if not resume:
+        raise UsageError(
+            f"{path} already exists; pass --resume to continue it, or remove it to start over"
+        )
+    keys = {d["key"] for d in _read_out(path)}
+    with path.open("rb+") as handle:
+        data_end = handle.seek(0, os.SEEK_END)
+        if data_end:
+            handle.seek(data_end - 1)
+            if handle.read(1) != b"\n":
+                # Cut the line a kill left unfinished; complete lines stay as they are.
+                chunk = 65536
+                pos = data_end
+                cut = 0
+                while pos > 0:
+                    start = max(0, pos - chunk)
+                    handle.seek(start)
+                    block = handle.read(pos - start)
+                    idx = block.rfind(b"\n")
+                    if idx >= 0:
+                        cut = start + idx + 1
+                        break
+                    pos = start
+                handle.truncate(cut)
+    return keys
+
+
+@dataclass(slots=True)
+class LiveSummary:
+    """What a live replay did.
+
+    Attributes:
+        read: entries read from the source.
+        asked: records re-audited in this run.
+        resumed: records skipped because the output already answered them.
+        not_audited: skipped, cancelled or material-less records (nothing to re-ask).
+        unreadable: entries that were not records.
+        agreement: the agreement over the whole output file (this run and earlier ones).
+    """
+
+    read: int = 0
+    asked: int = 0
+    resumed: int = 0
+    not_audited: int = 0
+    unreadable: int = 0
+    agreement: Agreement = field(default_factory=_new_agreement)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "read": self.read,
+            "asked": self.asked,
+            "resumed": self.resumed,
+            "not_audited": self.not_audited,
+            "unreadable": self.unreadable,
+            "agreement": self.agreement.to_json(),
+        }
+
+    def describe(self) -> str:
+        return (
+            f"jev replay --live: {self.read} records read · {self.asked} asked · "
+            f"{self.resumed} already answered · {self.not_audited} not audits · "
+            f"{self.unreadable} unreadable\n" + self.agreement.describe()
+        )
+
+
+async def live_replay(
+    entries: Iterable[Entry],
+    settings: Settings,
+    judge: Judge,
+    out: Path,
+    *,
+    concurrency: int = 4,
+    resume: bool = False,
+    budget_from_record: bool = True,
+    on_answer: Callable[[int], None] | None = None,
+) -> LiveSummary:
+    """Re-ask ``judge`` for every audited record's material; append answers to ``out``.
+
+    Args:
+        entries: the stored records (streamed; at most ``2 * concurrency`` are held
+            waiting).
+        settings: the profile in force (judge retries, language fallback, budget).
+        judge: the judge to ask (shared by the workers; not closed here).
+        out: the output JSONL file: one line per answered record, ``{"key", "where",
+            "record_id", "session", "turn", "round", "stored": {…}, "live": {…}}``,
+            written and flushed as each answer arrives.
+        concurrency: judge calls in flight at most (1 … 256).
+        resume: continue an existing ``out`` (skip the keys it holds); without it an
+            existing non-empty ``out`` is refused.
+        budget_from_record: use each record's stored ``budget_chars`` (like for like)
+            instead of ``settings.evidence_chars``.
+        on_answer: called with the number of records handled so far (progress).
+
+    Returns:
+        A :class:`LiveSummary` whose agreement covers the whole output file.
+
+    Raises:
+        UsageError: bad ``concurrency``; ``out`` exists without ``resume``; ``out``
+            cannot be written.
+    """
+    from jev.audit import run_audit_async
+
+    if not 1 <= concurrency <= 256:
+        raise UsageError(f"--concurrency must be 1 … 256, got {concurrency}")
+    done_keys = _prepare_out(out, resume)
+    summary = LiveSummary()
+    try:
+        handle: IO[str] = out.open("a", encoding="utf-8", newline="\n")
+    except OSError as exc:
+        raise UsageError(f"cannot write {out} ({exc.strerror or exc})") from None
+    queue: asyncio.Queue[tuple[Entry, str] | None] = asyncio.Queue(maxsize=2 * concurrency)
+    handled = [0]
+
+    def tick() -> None:
+        handled[0] += 1
+        if on_answer is not None:
+            on_answer(handled[0])
+
+    async def produce() -> None:
+        try:
+            for entry in entries:
+                summary.read += 1
+                record = entry.record
+                if record is None:
+                    summary.unreadable += 1
+                    tick()
+                    continue
+                if record.status not in AUDITED_STATUSES or record.material is None:
+                    summary.not_audited += 1
+                    tick()
+                    continue
+                key = record.digest()
+                if key in done_keys:
+                    summary.resumed += 1
+                    tick()
+                    continue
+                done_keys.add(key)  # a duplicate record in the source is asked once
+                await queue.put((entry, key))
+        finally:
+            for _ in range(concurrency):
+                await queue.put(None)
+
+    async def work() -> None:
+        while True:
+            item = await queue.get()
+            if item is None:
+                return
+            entry, key = item
+            record = entry.record
+            assert record is not None and record.material is not None
+            material = Material.from_json(record.material)
+            run_settings = settings
+            if budget_from_record and record.budget_chars is not None:
+                run_settings = replace(settings, evidence_chars=int(record.budget_chars))
+            outcome = await run_audit_async(
+                material, run_settings, judge, language=record.language or None
+            )
+            line = {
+                "key": key,
+                "where": RecordReplay(entry).where(),
+                "record_id": record.id,
+                "session": record.session,
+                "turn": record.turn,
+                "round": record.round,
+                "stored": _stored_view(record),
+                "live": _live_view(outcome),
+            }
+            handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+            handle.flush()
+            summary.asked += 1
+            tick()
+
+    try:
+        tasks = [asyncio.create_task(produce())]
+        tasks += [asyncio.create_task(work()) for _ in range(concurrency)]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            raise
+    finally:
+        handle.close()
+    summary.agreement = agreement_from_file(out)
+    return summary
