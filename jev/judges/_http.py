@@ -41,6 +41,7 @@ import math
 import os
 import re
 import ssl
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -212,7 +213,16 @@ class JsonPoster:
         secrets: strings that must never appear in any message (the API key).
     """
 
-    __slots__ = ("_client", "_secrets", "_ssl", "key_env", "key_present", "label", "timeout_s")
+    __slots__ = (
+        "_client",
+        "_lock",
+        "_secrets",
+        "_ssl",
+        "key_env",
+        "key_present",
+        "label",
+        "timeout_s",
+    )
 
     def __init__(
         self,
@@ -232,6 +242,7 @@ class JsonPoster:
         self._secrets = tuple(s for s in secrets if s)
         self._client: httpx.Client | None = None
         self._ssl: ssl.SSLContext | None = None
+        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"JsonPoster(label={self.label!r}, timeout_s={self.timeout_s!r})"
@@ -247,14 +258,11 @@ class JsonPoster:
             TransportError: timeout, connection failure, HTTP error or bad body (see
                 the module table); ``ContextLengthError`` for a too-long input.
         """
-        if self._client is None:
-            self._client = httpx.Client(
-                timeout=self.timeout_s, follow_redirects=False, verify=self._ssl_context()
-            )
+        client = self._sync_client()
         started = time.perf_counter()
         failure: TransportError | None = None
         try:
-            response = self._client.post(url, headers=dict(headers), json=body)
+            response = client.post(url, headers=dict(headers), json=body)
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
             failure = self._translate_exception(exc)
         if failure is not None:
@@ -284,9 +292,10 @@ class JsonPoster:
 
     def close(self) -> None:
         """Close the sync connection pool (idempotent)."""
-        if self._client is not None:
-            self._client.close()
-            self._client = None
+        with self._lock:
+            client, self._client = self._client, None
+        if client is not None:
+            client.close()
 
     def redact(self, text: str) -> str:
         """``text`` with every configured secret (and any ``sk-…`` token starting
@@ -299,12 +308,21 @@ class JsonPoster:
 
     # -- internals ----------------------------------------------------------------
 
+    def _sync_client(self) -> httpx.Client:
+        with self._lock:
+            if self._client is None:
+                self._client = httpx.Client(
+                    timeout=self.timeout_s, follow_redirects=False, verify=self._ssl_context()
+                )
+            return self._client
+
     def _ssl_context(self) -> ssl.SSLContext:
         # Building a verifying SSL context costs ~40 ms of CPU; build it once per
         # judge, not once per async call. httpx honours SSL_CERT_FILE/SSL_CERT_DIR.
-        if self._ssl is None:
-            self._ssl = httpx.create_ssl_context()
-        return self._ssl
+        context = self._ssl
+        if context is None:
+            context = self._ssl = httpx.create_ssl_context()
+        return context
 
     def _finish(self, url: str, response: httpx.Response, latency_ms: float) -> dict[str, Any]:
         log.debug("POST %s -> HTTP %s in %.0f ms", url, response.status_code, latency_ms)

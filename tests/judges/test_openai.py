@@ -504,3 +504,18 @@ def test_async_errors_match_sync(
     assert info.value.kind == "rate-limited" and info.value.retry_after_s == 1.5
     answer = asyncio.run(judge.ask_async(judge_input, numbering))
     assert answer.text == GOOD and judge.json_mode is False
+
+
+def test_one_judge_shared_by_threads(
+    fake_provider: FakeProvider, monkeypatch: pytest.MonkeyPatch, numbering: Numbering
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    fake_provider.default = lambda body: openai_completion(body["messages"][1]["content"])
+    judge = make(fake_provider, monkeypatch)
+    inputs = [JudgeInput(SYSTEM, f"t{i}", "en", "h") for i in range(32)]
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        texts = list(pool.map(lambda ji: judge.ask(ji, numbering).text, inputs))
+    judge.close()
+    assert texts == [f"t{i}" for i in range(32)]
+    assert fake_provider.count == 32
