@@ -201,18 +201,34 @@ class Auditor:
             jev.errors.SettingsError, jev.errors.StoreError: configuration or storage
                 is unusable (hosts fail open on these).
         """
-        return self._audit_turn(session, turn, material, turn_number=turn_number, force=False)
+        return self._audit_turn(
+            session, turn, material, turn_number=turn_number, force=False, steer=True
+        )
 
     def retry(
-        self, session: str, turn: str, material: Material, *, turn_number: int | None = None
+        self,
+        session: str,
+        turn: str,
+        material: Material,
+        *,
+        turn_number: int | None = None,
+        can_steer: bool = False,
     ) -> Decision:
         """Audit the turn again with the complete current material and saved settings.
 
-        Used after an incomplete audit (e.g. after raising ``evidence_chars``, SPEC §7):
-        no supplement is used by the retry itself and earlier counts are kept. The
-        identical-material shortcut is bypassed; a cancelled turn is reopened.
+        Used after an incomplete audit (e.g. after raising ``evidence_chars``, SPEC §7).
+        The identical-material shortcut is bypassed; a cancelled turn is reopened;
+        earlier counts are kept.
+
+        Args:
+            can_steer: whether the caller can send a supplement into the turn right
+                now (an agent loop that is still running). False (the default, e.g.
+                ``jev retry`` from a shell after the turn stopped): the retry uses no
+                supplement — a problem verdict is handed to the user instead (SPEC §7).
         """
-        return self._audit_turn(session, turn, material, turn_number=turn_number, force=True)
+        return self._audit_turn(
+            session, turn, material, turn_number=turn_number, force=True, steer=can_steer
+        )
 
     def cancel(self, session: str, turn: str) -> Decision:
         """End the turn's audit without rewriting its outcome (SPEC §8 "cancel")."""
@@ -255,6 +271,7 @@ class Auditor:
         *,
         turn_number: int | None,
         force: bool,
+        steer: bool,
     ) -> Decision:
         from jev.audit import SKIP_NO_TODO, run_audit
         from jev.loop import should_audit
@@ -339,7 +356,7 @@ class Auditor:
                     now=self._now,
                 )
                 return None, [rec], Decision(action="stale", outcome=outcome, state=before)
-            after, action = decide(before, outcome, settings.max_supplements)
+            after, action = decide(before, outcome, settings.max_supplements, steer=steer)
             supplement = None
             if action.kind == "supplement" and outcome.verdict is not None:
                 from jev.texts import supplement_text
@@ -366,6 +383,7 @@ class Auditor:
                 status=outcome.status,
                 supplement=supplement,
                 now=self._now,
+                steer=steer,
             )
             return (
                 _row(key, row, after, decision, lease=None, material_hash=digest),
@@ -425,6 +443,7 @@ def build_record(
     status: str,
     supplement: str | None = None,
     now: Callable[[], float] = time.time,
+    steer: bool = True,
 ) -> Record:
     """Build the audit record of SPEC §11 (shared by :class:`Auditor` and ``jev audit``).
 
@@ -439,6 +458,7 @@ def build_record(
         status: ``verdict`` | ``skipped`` | ``incomplete`` | ``stale`` | ``cancelled``.
         supplement: the supplement text sent, if any.
         now: clock in epoch seconds.
+        steer: whether a supplement could be sent (False for a shell retry).
     """
     from datetime import UTC, datetime
 
@@ -493,6 +513,7 @@ def build_record(
         jev_version=__version__,
         template_hash=outcome.template_hash if outcome is not None else "",
         language=outcome.language if outcome is not None else "",
+        steer=steer,
     )
 
 

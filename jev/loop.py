@@ -289,7 +289,7 @@ def should_audit(state: LoopState, max_supplements: int) -> bool:
 
 
 def decide(
-    state: LoopState, outcome: AuditOutcome, max_supplements: int
+    state: LoopState, outcome: AuditOutcome, max_supplements: int, *, steer: bool = True
 ) -> tuple[LoopState, Action]:
     """Fold one audit outcome into the turn's loop state; say what to do next (SPEC §8).
 
@@ -298,6 +298,10 @@ def decide(
         outcome: the audit attempt's result; only ``status``, ``verdict`` and
             ``reason`` are read.
         max_supplements: N, the profile's ``max_supplements`` (1 … 2**53-1).
+        steer: whether the host can send a supplement into the turn now. False for a
+            retry from the shell after the turn stopped (SPEC §7: a retry "uses no
+            supplement"): a problem verdict with budget left is then handed to the
+            user (``needs-user`` / ``hand-to-user``) and nothing is counted.
 
     Returns:
         ``(new_state, action)``; see the module docstring for the table.
@@ -354,6 +358,16 @@ def decide(
         )
     # A problem verdict: omission, contradiction or unknown share the budget.
     assert assessment in PROBLEM_ASSESSMENTS
+    if used < maximum and not steer:
+        return (
+            _replace(audited, status="needs-user"),
+            Action(
+                "hand-to-user",
+                used,
+                maximum,
+                f"{assessment}: shown to the user; the turn has stopped, no supplement sent",
+            ),
+        )
     if used < maximum:
         k = used + 1
         return (

@@ -113,6 +113,9 @@ class Record:
         jev_version: Jev's version string.
         template_hash: hash of the prompt templates used ("" if none rendered).
         language: prompt language used (``en``/``zh``, "" if none).
+        steer: whether the host could send a supplement back into the turn when this
+            audit was decided (False for ``jev retry`` from a shell: the turn had
+            already stopped, so a problem verdict is shown to the user instead).
     """
 
     created_at: str
@@ -148,6 +151,7 @@ class Record:
     jev_version: str = ""
     template_hash: str = ""
     language: str = ""
+    steer: bool = True
 
     def __post_init__(self) -> None:
         # Accept any sequence of strings (e.g. a list) and keep an immutable tuple, so
@@ -191,6 +195,7 @@ class Record:
             "jev_version": self.jev_version,
             "template_hash": self.template_hash,
             "language": self.language,
+            "steer": self.steer,
         }
 
     @classmethod
@@ -239,6 +244,7 @@ class Record:
             jev_version=str(data.get("jev_version") or ""),
             template_hash=str(data.get("template_hash") or ""),
             language=str(data.get("language") or ""),
+            steer=bool(data.get("steer", True)),
         )
 
     def with_id(self, record_id: int | None) -> Record:

@@ -158,8 +158,21 @@ def test_judge_failure_is_incomplete_and_counts_nothing(tmp_path: Path) -> None:
     d = auditor.on_stop("s", "t", material())
     assert d.action == "incomplete" and len(judge.calls) == 2  # 1 + technical retry
     assert d.state is not None and d.state.audits == 0 and d.state.supplements_used == 0
-    d2 = auditor.retry("s", "t", material())
+    d2 = auditor.retry("s", "t", material(), can_steer=True)  # an agent loop still running
     assert d2.action == "supplement" and d2.state is not None and d2.state.supplements_used == 1
+
+
+def test_shell_retry_uses_no_supplement(tmp_path: Path) -> None:
+    """SPEC §7: a retry after the turn stopped shows the verdict and uses no supplement."""
+    down = TransportError("down", kind="timeout")
+    auditor, _ = make(tmp_path, [down, down, reply("omission", "R1")])
+    assert auditor.on_stop("s", "t", material()).action == "incomplete"
+    d = auditor.retry("s", "t", material())
+    assert d.action == "hand-to-user" and d.supplement is None
+    assert d.state is not None and d.state.supplements_used == 0 and d.state.chain == ("omission",)
+    assert "Fix the bug and update the docs." in d.notice
+    (_, rec) = auditor.store.records_for_turn(TurnKey("test", "s", "t"))
+    assert rec.steer is False and rec.action["kind"] == "hand-to-user"
 
 
 def test_cancel_ends_without_rewriting(tmp_path: Path) -> None:

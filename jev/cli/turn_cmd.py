@@ -12,8 +12,8 @@ the stop hooks in ``<jev_home>/sessions.json`` (:class:`jev.hosts.hook.SessionIn
 its transcript (or, for hosts whose material came from the hook input — Gemini,
 Cursor — the material remembered at the last stop) and audits it again with the saved
 settings (SPEC §7: "a retry reads the complete current material and the saved
-settings again"). The agent is not running at that point, so nothing is sent into the
-turn: when the verdict calls for a supplement its text is printed for the user.
+settings again"). The agent is not running at that point, so the retry uses no
+supplement: a problem verdict is shown to the user with its quote instead.
 
 ``cancel`` ends the audit of that turn without rewriting anything (SPEC §8).
 
@@ -103,12 +103,14 @@ def _current(session: str, entry: dict[str, Any]) -> tuple[str, Material | None,
 def _exit_code(decision: Decision) -> int:
     from jev.cli import EXIT_INCOMPLETE, EXIT_NEEDS_USER, EXIT_OK, EXIT_PROBLEM
 
-    return {
-        "incomplete": EXIT_INCOMPLETE,
-        "supplement": EXIT_PROBLEM,
-        "exhausted": EXIT_PROBLEM,
-        "hand-to-user": EXIT_NEEDS_USER,
-    }.get(decision.action, EXIT_OK)
+    if decision.action == "incomplete":
+        return EXIT_INCOMPLETE
+    verdict = decision.outcome.verdict if decision.outcome is not None else None
+    if verdict is not None:
+        if verdict.assessment == "needs-user":
+            return EXIT_NEEDS_USER
+        return EXIT_OK if verdict.assessment == "complete" else EXIT_PROBLEM
+    return EXIT_PROBLEM if decision.action == "exhausted" else EXIT_OK
 
 
 def _print(decision: Decision, session: str, turn: str, as_json: bool) -> None:
@@ -120,12 +122,6 @@ def _print(decision: Decision, session: str, turn: str, as_json: bool) -> None:
     print(f"session {session}, turn {turn}: {decision.action}")
     if decision.notice:
         print(decision.notice)
-    if decision.action == "supplement" and decision.supplement:
-        print(
-            "The agent is not running, so this supplement was not sent; paste it to the "
-            "agent to continue the turn:"
-        )
-        print(decision.supplement)
 
 
 def run(args: argparse.Namespace) -> int:
