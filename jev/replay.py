@@ -35,7 +35,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -258,6 +258,8 @@ class RecordReplay:
 
     def describe(self) -> str:
         """Human text: the label, where, and each difference with both sides."""
+        if self.entry.record is None:
+            return f"ERROR {self.where()}: {self.error}"
         head = f"{self.result.upper()} {self.label} ({self.where()})"
         if self.error:
             return f"{head}: {self.error}"
@@ -756,6 +758,7 @@ async def live_replay(
     resume: bool = False,
     budget_from_record: bool = True,
     on_answer: Callable[[int], None] | None = None,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
 ) -> LiveSummary:
     """Re-ask ``judge`` for every audited record's material; append answers to ``out``.
 
@@ -773,6 +776,8 @@ async def live_replay(
         budget_from_record: use each record's stored ``budget_chars`` (like for like)
             instead of ``settings.evidence_chars``.
         on_answer: called with the number of records handled so far (progress).
+        sleep: awaited with the seconds to wait before a technical retry
+            (``Retry-After`` or the default backoff; see :mod:`jev.audit`).
 
     Returns:
         A :class:`LiveSummary` whose agreement covers the whole output file.
@@ -836,7 +841,7 @@ async def live_replay(
             if budget_from_record and record.budget_chars is not None:
                 run_settings = replace(settings, evidence_chars=int(record.budget_chars))
             outcome = await run_audit_async(
-                material, run_settings, judge, language=record.language or None
+                material, run_settings, judge, language=record.language or None, sleep=sleep
             )
             line = {
                 "key": key,

@@ -1,0 +1,176 @@
+"""Live replay against a local OpenAI-compatible fake server: concurrency, kill, resume, κ."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jev.cli import main
+from jev.domain import JudgeSettings, Settings
+from jev.judges.scripted import ScriptedJudge
+from jev.replay import iter_jsonl, live_replay
+from tests.conftest import REPO
+from tests.fakeserver import FakeProvider, Reply, openai_completion
+from tests.replay.conftest import golden_lines, write_jsonl
+
+_MAIN = "import sys; from jev.cli import main; sys.exit(main())"
+N_RECORDS = 500
+
+
+def _live_records(n: int) -> list[dict[str, Any]]:
+    """``n`` audited records: even ones stored complete, odd ones stored omission at T3;
+    the request of each carries its number so the fake can answer per record."""
+    complete = next(r for r in golden_lines() if r["session"] == "verdict-complete")
+    omission = next(r for r in golden_lines() if r["session"] == "verdict-omission")
+    out = []
+    for i in range(n):
+        base = json.loads(json.dumps(omission if i % 2 else complete))
+        base["session"] = f"live-{i}"
+        base["turn"] = f"live-{i}-turn"
+        base["id"] = i + 1
+        base["material"]["request"] = [base["material"]["request"][0] + f" (ticket #{i})"]
+        out.append(base)
+    return out
+
+
+def _answer(body: Any) -> Reply:
+    """Odd tickets: omission at T3, even: complete — except every 10th ticket, where the
+    fake disagrees with the stored verdict (so κ is below 1)."""
+    user = body["messages"][-1]["content"]
+    ticket = int(user.split("(ticket #", 1)[1].split(")", 1)[0])
+    omission = ticket % 2 == 1
+    if ticket % 10 == 0:
+        omission = not omission
+    reply = (
+        '{"assessment": "omission", "focus": "T3"}'
+        if omission
+        else '{"assessment": "complete", "focus": "none"}'
+    )
+    return Reply(
+        json=openai_completion(reply, prompt_tokens=900, completion_tokens=9), delay_s=0.01
+    )
+
+
+def _start(source: Path, out: Path, base_url: str, *extra: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "JEV_TEST_KEY": "sk-test-0123456789"}
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            _MAIN,
+            "replay",
+            str(source),
+            "--live",
+            "--judge",
+            "openai",
+            "--model",
+            "fake-model",
+            "--base-url",
+            base_url,
+            "--api-key-env",
+            "JEV_TEST_KEY",
+            "--concurrency",
+            "16",
+            "--out",
+            str(out),
+            *extra,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def _lines(path: Path) -> list[str]:
+    if not path.exists():
+        return []
+    return [line for line in path.read_text("utf-8").split("\n") if line.strip()]
+
+
+def test_live_replay_killed_half_way_resumes_and_reports_kappa(tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "records.jsonl", _live_records(N_RECORDS))
+    out = tmp_path / "answers.jsonl"
+    with FakeProvider(default=_answer) as fake:
+        first = _start(source, out, fake.openai_base)
+        deadline = time.monotonic() + 60
+        while len(_lines(out)) < 150 and first.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert first.poll() is None, "the first run ended before it could be killed"
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=10)
+        answered_before = {json.loads(line)["key"] for line in _lines(out)[:-1]}
+        assert 150 <= len(_lines(out)) < N_RECORDS
+        asked_before = fake.count
+
+        second = _start(source, out, fake.openai_base, "--resume")
+        stdout, stderr = second.communicate(timeout=90)
+        assert second.returncode == 0, stderr
+        total_requests = fake.count
+
+    lines = [json.loads(line) for line in _lines(out)]
+    keys = [line["key"] for line in lines]
+    assert len(keys) == len(set(keys)) == N_RECORDS
+    assert answered_before <= set(keys)
+    # Nobody is asked twice, beyond the calls in flight when the first run was killed.
+    asked_again = total_requests - N_RECORDS
+    assert 0 <= asked_again <= 16
+    assert total_requests - asked_before <= N_RECORDS - len(answered_before) + 1
+    # Agreement: every 10th ticket disagrees -> 450/500 agree, kappa 0.8.
+    assert "agreement 90.0% of 500" in stdout
+    assert "Cohen's κ 0.800" in stdout
+    assert "focus agreement 90.0% (450/500)" in stdout
+    live = lines[0]["live"]
+    assert live["usage"] == {"input_tokens": 900, "output_tokens": 9}
+    assert live["judge"]["provider"] == "openai"
+    assert "sk-test-0123456789" not in out.read_text("utf-8")
+
+
+def test_existing_output_needs_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = write_jsonl(tmp_path / "records.jsonl", _live_records(2))
+    out = tmp_path / "answers.jsonl"
+    out.write_text('{"key": "x"}\n', "utf-8")
+    code = main(["replay", str(source), "--live", "--judge", "rules", "--out", str(out)])
+    assert code == 2
+    assert "--resume" in capsys.readouterr().err
+    assert main(["replay", str(source), "--live", "--out", str(out)]) == 2  # no --judge
+
+
+def test_live_replay_honours_retry_after_and_counts_non_audits(tmp_path: Path) -> None:
+    records = _live_records(3)
+    cancelled = next(r for r in golden_lines() if r["status"] == "cancelled")
+    source = write_jsonl(tmp_path / "records.jsonl", [*records, cancelled])
+    out = tmp_path / "answers.jsonl"
+    from jev.errors import TransportError
+
+    judge = ScriptedJudge(
+        [
+            TransportError("slow down", kind="rate-limited", status=429, retry_after_s=2.5),
+            '{"assessment": "complete", "focus": "none"}',
+            '{"assessment": "omission", "focus": "T3"}',
+            '{"assessment": "complete", "focus": "none"}',
+        ]
+    )
+    waits: list[float] = []
+    settings = Settings(judge=JudgeSettings(provider="scripted", technical_retries=1))
+
+    async def fake_sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    summary = asyncio.run(
+        live_replay(iter_jsonl(source), settings, judge, out, concurrency=1, sleep=fake_sleep)
+    )
+    assert waits == [2.5]
+    assert (summary.read, summary.asked, summary.not_audited) == (4, 3, 1)
+    first = json.loads(_lines(out)[0])
+    assert first["live"]["attempts"] == 2
+    assert summary.agreement.confusion.total == 3
