@@ -97,7 +97,7 @@ class JevRecordsFile(pytest.File):
 
     def collect(self) -> Iterator[pytest.Item]:
         seen: dict[str, int] = {}
-        for entry in iter_jsonl(self.path):
+        for entry in iter_jsonl(self.path, validate=True):
             record = entry.record
             if record is None:
                 name = f"line{entry.line}"

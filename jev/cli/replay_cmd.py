@@ -77,9 +77,9 @@ def register(sub: Any) -> None:
     p.add_argument("--since", metavar="WHEN", help="with --store: ISO time or age (12h, 7d)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument(
-        "--no-validate",
+        "--validate",
         action="store_true",
-        help="do not check each line against the record schema (faster)",
+        help="also check each line against the record JSON schema (several times slower)",
     )
     p.add_argument("--live", action="store_true", help="re-ask a judge for each stored material")
     add_judge_options(p, required=False)
@@ -106,7 +106,7 @@ def _entries(args: argparse.Namespace, store: Store | None) -> Iterator[Entry]:
     if store is not None:
         since = parse_since(args.since) if args.since else None
         return iter_store(store, session=args.session, since=since)
-    return iter_source([Path(s) for s in args.sources], validate=not args.no_validate)
+    return iter_source([Path(s) for s in args.sources], validate=args.validate)
 
 
 def _check_args(args: argparse.Namespace) -> None:

@@ -140,8 +140,7 @@ def test_loop_change_is_reported() -> None:
     data = _one("exhausted", 2)
     data["max_supplements"] = 2  # as if the loop now allowed a second supplement
     fields = [d.field for d in replay_record(Record.from_json(data))]
-    assert fields[:2] == ["action.kind", "action.round"]
-    assert "supplement_text" in fields
+    assert fields == ["action.kind", "action.round", "loop_after"]
 
 
 def test_cancelled_and_unreadable_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -156,6 +155,25 @@ def test_cancelled_and_unreadable_lines(tmp_path: Path, capsys: pytest.CaptureFi
     assert "3 records · 1 same · 0 changed · 2 errors" in out
     assert f"{path}:3: not valid JSON" in out
     assert f"{path}:4: not a Jev record" in out
+
+
+def test_unsent_supplement_compares_the_action_only() -> None:
+    data = _one("verdict-omission")
+    data["supplement_text"] = None  # like `jev audit`: decided, never sent
+    assert replay_record(Record.from_json(data)) == ()
+    data["raw_replies"] = ['{"assessment": "complete", "focus": "none"}']
+    fields = [d.field for d in replay_record(Record.from_json(data))]
+    assert "action.kind" in fields and "supplement_text" not in fields
+
+
+def test_schema_check_is_opt_in(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    record = _one("cancelled", 2)
+    record["round"] = 0  # convertible, but the record schema wants round >= 1
+    path = write_jsonl(tmp_path / "r.jsonl", [record])
+    assert main(["replay", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["replay", str(path), "--validate"]) == 1
+    assert "round: 0 is less than the minimum of 1" in capsys.readouterr().out
 
 
 def test_folder_source_and_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
