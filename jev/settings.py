@@ -42,6 +42,7 @@ from typing import Any
 
 from jev.domain import JudgeSettings, Settings
 from jev.errors import SettingsError, UsageError
+from jev.paths import jev_home_str, profile_name_ok
 
 __all__ = [
     "BUILTIN_JUDGES",
@@ -70,7 +71,6 @@ MAX_SUPPLEMENTS_LIMIT = 2**53 - 1
 #: Judges always accepted for ``judge.provider`` without importing the registry.
 BUILTIN_JUDGES: tuple[str, ...] = ("rules", "openai", "anthropic", "scripted")
 
-_PROFILE_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _INT_TEXT_RE = re.compile(r"[+-]?[0-9]+")
 _NUMBER_TEXT_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
@@ -403,19 +403,10 @@ def jev_home() -> Path:
 
     ``$JEV_HOME`` when set and non-empty; else ``$XDG_CONFIG_HOME/jev`` (when that is an
     absolute path) or ``~/.config/jev`` on POSIX (macOS included); ``%APPDATA%\\jev`` on
-    Windows. The folder is not created here.
+    Windows. The folder is not created here (rule shared with the hook's fast path:
+    :func:`jev.paths.jev_home_str`).
     """
-    env = os.environ.get("JEV_HOME")
-    if env:
-        return Path(env).expanduser().absolute()
-    if sys.platform == "win32":
-        appdata = os.environ.get("APPDATA")
-        base = Path(appdata) if appdata else Path.home() / "AppData" / "Roaming"
-        return base / "jev"
-    xdg = os.environ.get("XDG_CONFIG_HOME")
-    if xdg and os.path.isabs(xdg):
-        return Path(xdg) / "jev"
-    return Path.home() / ".config" / "jev"
+    return Path(jev_home_str())
 
 
 def check_profile_name(name: str) -> str:
@@ -424,7 +415,7 @@ def check_profile_name(name: str) -> str:
     Raises:
         UsageError: otherwise, saying which characters are allowed.
     """
-    if not isinstance(name, str) or not _PROFILE_RE.fullmatch(name):
+    if not profile_name_ok(name):
         raise UsageError(
             f"invalid profile name {name!r}: use 1–64 letters, digits, '_' or '-' "
             "(e.g. --profile web)."
@@ -656,7 +647,7 @@ def list_profiles() -> list[ProfileInfo]:
     folder = profiles_dir()
     if folder.is_dir():
         for entry in folder.iterdir():
-            if entry.suffix == ".toml" and _PROFILE_RE.fullmatch(entry.stem):
+            if entry.suffix == ".toml" and profile_name_ok(entry.stem):
                 names.add(entry.stem)
     rows: list[ProfileInfo] = []
     for name in sorted(names, key=lambda n: (n != "default", n)):

@@ -26,11 +26,12 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+# Not ``typing.TYPE_CHECKING``: importing typing would cost the hook's fast path.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
 
 __all__ = [
     "COMMANDS",

@@ -71,6 +71,11 @@ def main(argv: list[str]) -> int:
         text = _read_stdin()
     except (OSError, ValueError):
         text = ""
+    if name in ("claude-code", "codex"):
+        from jev.hosts.fastpath import quick_skip
+
+        if quick_skip(name, text, profile):
+            return 0  # certainly nothing to do (see jev.hosts.fastpath)
     if name == "claude-code-session-start":
         from jev.hosts.hook import run_session_start_hook
 

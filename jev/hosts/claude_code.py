@@ -67,6 +67,7 @@ from pathlib import Path
 from typing import Any
 
 from jev.domain import Material, TodoItem
+from jev.hosts.cc_records import NOT_A_PROMPT, TODO_TOOLS, blocks_of, classify_user, text_of
 from jev.hosts.transcript import (
     REASON_INTERRUPT,
     REASON_NO_OPENING,
@@ -80,26 +81,11 @@ from jev.hosts.transcript import (
 
 __all__ = ["NOT_A_PROMPT", "TodoState", "read_current_turn", "read_turns", "scan"]
 
-#: Text prefixes of ``user`` records that are not a typed prompt (HOSTS.md §2.4).
-NOT_A_PROMPT: tuple[str, ...] = (
-    "<command-",
-    "<local-command-",
-    "<task-notification",
-    "[Request interrupted",
-    "Stop hook feedback:",
-    "<hook_prompt",
-    "<bash-",
-    "<system-reminder>",
-    "This session is being continued",
-    "Caveat:",
-    "<user-memory-input>",
-)
-
 REASON_NOTIFICATION = (
     "material missing: the turn was opened by a background-task notification, not by a user request"
 )
 
-_TODO_TOOLS = frozenset({"TodoWrite", "TaskCreate", "TaskUpdate"})
+_TODO_TOOLS = TODO_TOOLS
 _TASK_CREATED = re.compile(r"Task #(\w+) created")
 _COMMAND_NAME = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
@@ -133,17 +119,8 @@ def _status(value: Any) -> str:
     return _STATUS_ALIASES.get(_str(value).strip().lower(), "pending")
 
 
-def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
-    content = message.get("content")
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    if isinstance(content, list):
-        return [b for b in content if isinstance(b, dict)]
-    return []
-
-
-def _text_of(blocks: list[dict[str, Any]]) -> str:
-    return "".join(_str(b.get("text")) for b in blocks if b.get("type") == "text")
+_blocks = blocks_of
+_text_of = text_of
 
 
 def _block_text(content: Any) -> str:
@@ -155,32 +132,7 @@ def _block_text(content: Any) -> str:
     return ""
 
 
-def _classify_user(rec: dict[str, Any]) -> tuple[str, str]:
-    """Return ``(kind, text)`` of a main-thread ``user`` record (HOSTS.md §2.4)."""
-    blocks = _blocks(_dict(rec.get("message")))
-    if any(b.get("type") == "tool_result" for b in blocks):
-        return "tool_result", ""
-    text = _text_of(blocks)
-    head = text.lstrip()
-    if rec.get("isCompactSummary") is True or head.startswith("This session is being continued"):
-        return "compact_summary", ""
-    if head.startswith("[Request interrupted"):
-        return "interrupt", ""
-    if head.startswith(("Stop hook feedback:", "<hook_prompt")):
-        return "hook_feedback", ""
-    if rec.get("isMeta") is True:
-        if head.startswith(("<local-command-caveat>", "Caveat:", "<system-reminder>")):
-            return "other", ""
-        return "meta", text
-    if head.startswith("<command-"):
-        return "command", text
-    if head.startswith("<task-notification"):
-        return "task_notification", text
-    if head.startswith(NOT_A_PROMPT):
-        return "other", ""
-    if not head and not any(b.get("type") == "image" for b in blocks):
-        return "other", ""
-    return "prompt", text
+_classify_user = classify_user
 
 
 @dataclass
