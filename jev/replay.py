@@ -509,7 +509,8 @@ class ReplaySummary:
         """True when every record replayed the same."""
         return self.changed == 0 and self.errors == 0
 
-    def add(self, result: RecordReplay) -> None:
+    def add(self, result: RecordReplay, *, keep: bool = True) -> None:
+        """Count one replay; keep it in :attr:`problems` when not the same and ``keep``."""
         self.records += 1
         if result.result == "same":
             self.same += 1
@@ -518,7 +519,8 @@ class ReplaySummary:
             self.changed += 1
         else:
             self.errors += 1
-        self.problems.append(result)
+        if keep:
+            self.problems.append(result)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -529,24 +531,37 @@ class ReplaySummary:
             "problems": [p.to_json() for p in self.problems],
         }
 
-    def describe(self) -> str:
-        """Every problem with both sides, then the one-line summary."""
-        parts = [p.describe() for p in self.problems]
-        parts.append(
+    def line(self) -> str:
+        """The one-line summary: records, same, changed, errors."""
+        return (
             f"jev replay: {self.records} records · {self.same} same · {self.changed} changed · "
             f"{self.errors} errors"
         )
-        return "\n".join(parts)
+
+    def describe(self) -> str:
+        """Every kept problem with both sides, then the one-line summary."""
+        return "\n".join([*(p.describe() for p in self.problems), self.line()])
 
 
 def replay(
-    entries: Iterable[Entry], *, on_result: Callable[[RecordReplay], None] | None = None
+    entries: Iterable[Entry],
+    *,
+    on_result: Callable[[RecordReplay], None] | None = None,
+    keep_problems: bool = True,
 ) -> ReplaySummary:
-    """Replay every entry offline (streaming: only problems are kept in memory)."""
+    """Replay every entry offline, streaming.
+
+    Args:
+        entries: the records (read lazily).
+        on_result: called with each replay as it is made (e.g. to print problems).
+        keep_problems: keep the changed/error replays in :attr:`ReplaySummary.problems`;
+            pass ``False`` (and print them from ``on_result``) to keep memory flat even
+            when every record changed.
+    """
     summary = ReplaySummary()
     for entry in entries:
         result = replay_entry(entry)
-        summary.add(result)
+        summary.add(result, keep=keep_problems)
         if on_result is not None:
             on_result(result)
     return summary

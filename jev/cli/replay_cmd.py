@@ -27,7 +27,7 @@ from jev.cli import EXIT_INTERNAL, EXIT_OK
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from jev.replay import Entry
+    from jev.replay import Entry, RecordReplay
     from jev.store import Store
 
 __all__ = ["parse_since", "register", "run"]
@@ -178,18 +178,23 @@ def _run_offline(args: argparse.Namespace, store: Store | None) -> int:
     bar = _Progress(None, "jev replay") if show else None
     count = [0]
 
-    def on_result(_: object) -> None:
+    def on_result(result: RecordReplay) -> None:
         count[0] += 1
+        if not args.json and result.result != "same":
+            # Printed as found, not kept: memory stays flat on any export.
+            if bar is not None:
+                print(file=sys.stderr)
+            print(result.describe(), flush=True)
         if bar is not None:
             bar(count[0])
 
-    summary = replay(_entries(args, store), on_result=on_result)
+    summary = replay(_entries(args, store), on_result=on_result, keep_problems=args.json)
     if bar is not None:
         bar.end()
     if args.json:
         print(json.dumps(summary.to_json(), ensure_ascii=False, indent=2))
     else:
-        print(summary.describe())
+        print(summary.line())
     return EXIT_OK if summary.ok else EXIT_INTERNAL
 
 
