@@ -174,3 +174,44 @@ def test_live_replay_honours_retry_after_and_counts_non_audits(tmp_path: Path) -
     first = json.loads(_lines(out)[0])
     assert first["live"]["attempts"] == 2
     assert summary.agreement.confusion.total == 3
+
+
+def test_live_from_the_store_with_progress_and_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from jev.store import Store
+    from tests.replay.conftest import GOLDEN
+
+    with Store() as store:
+        store.import_report(GOLDEN)
+    out = tmp_path / "answers.jsonl"
+    args = ["replay", "--store", "--live", "--judge", "rules", "--out", str(out)]
+    assert main([*args, "--progress", "--json"]) == 0
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    audited = [r for r in golden_lines() if r["status"] in ("verdict", "incomplete")]
+    assert report["asked"] == len(audited)
+    assert report["not_audited"] == len(golden_lines()) - len(audited)
+    assert report["agreement"]["pairs"] == len(audited)
+    assert "jev replay --live" in captured.err and "records" in captured.err
+    # Everything answered: a resumed run asks nothing.
+    assert main([*args, "--resume", "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["asked"] == 0 and again["resumed"] == len(audited)
+    assert again["agreement"]["pairs"] == len(audited)
+
+
+def test_resume_cuts_a_line_left_unfinished_by_a_kill(tmp_path: Path) -> None:
+    records = _live_records(3)
+    source = write_jsonl(tmp_path / "records.jsonl", records)
+    out = tmp_path / "answers.jsonl"
+    settings = Settings(judge=JudgeSettings(provider="rules"))
+    from jev.judges.rules import RulesJudge
+
+    asyncio.run(live_replay(iter_jsonl(source), settings, RulesJudge(), out))
+    whole = _lines(out)
+    out.write_text(whole[0] + "\n" + whole[1][: len(whole[1]) // 2], "utf-8")  # killed mid-line
+    summary = asyncio.run(live_replay(iter_jsonl(source), settings, RulesJudge(), out, resume=True))
+    assert (summary.resumed, summary.asked) == (1, 2)
+    keys = [json.loads(line)["key"] for line in _lines(out)]  # every line is whole JSON
+    assert sorted(keys) == sorted(json.loads(line)["key"] for line in whole)
