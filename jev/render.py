@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import json.encoder
+import os
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -88,12 +89,29 @@ def _neutralise_markers(json_text: str) -> str:
     return json_text
 
 
+#: Environment variable naming a folder of replacement templates (checked first).
+PROMPTS_DIR_ENV = "JEV_PROMPTS_DIR"
+
+
+def prompt_dirs() -> tuple[str, ...]:
+    """Folders templates are loaded from, first match wins.
+
+    ``$JEV_PROMPTS_DIR`` (when set) comes first, so a user can change a prompt or a
+    supplement template without editing the installation — and then run
+    ``jev replay`` to see which stored records it changes (SPEC §11); the shipped
+    ``prompts/`` folder supplies every template the override folder lacks.
+    """
+    override = os.environ.get(PROMPTS_DIR_ENV)
+    shipped = str(data_dir("prompts"))
+    return (override, shipped) if override else (shipped,)
+
+
 @cache
-def _environment() -> jinja2.Environment:
+def _environment(dirs: tuple[str, ...]) -> jinja2.Environment:
     import jinja2
 
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(data_dir("prompts"))),
+        loader=jinja2.FileSystemLoader(list(dirs)),
         autoescape=False,
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
@@ -120,12 +138,21 @@ def render_template(name: str, **context: Any) -> str:
         jinja2.TemplateNotFound: no such template is shipped.
         jinja2.UndefinedError: the template uses a variable missing from ``context``.
     """
-    return _environment().get_template(name).render(**context)
+    return _environment(prompt_dirs()).get_template(name).render(**context)
+
+
+def _source(name: str) -> str:
+    return _source_in(prompt_dirs(), name)
 
 
 @cache
-def _source(name: str) -> str:
-    return (data_dir("prompts") / name).read_text(encoding="utf-8")
+def _source_in(dirs: tuple[str, ...], name: str) -> str:
+    for folder in dirs:
+        path = os.path.join(folder, name)
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8") as handle:
+                return handle.read()
+    raise FileNotFoundError(f"prompt template {name!r} not found in {', '.join(dirs)}")
 
 
 def template_hash(*names: str) -> str:

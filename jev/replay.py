@@ -462,7 +462,7 @@ def replay_record(record: Record) -> tuple[Difference, ...]:
 
     before = _loop_state(record.loop_before)
     try:
-        after, action = decide(before, outcome, _max_supplements(record))
+        after, action = decide(before, outcome, _max_supplements(record), steer=record.steer)
     except ValueError as exc:
         raise ReplayError(f"the loop refused the outcome ({exc})") from None
     _compare_action(diffs, record, action, after)

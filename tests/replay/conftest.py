@@ -47,27 +47,22 @@ def run_jev(*args: str, env: dict[str, str] | None = None) -> subprocess.Complet
 
 @pytest.fixture
 def prompts_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A copy of the shipped prompts that this process renders from (in-process only).
+    """A copy of the shipped prompts, used through ``JEV_PROMPTS_DIR`` as a user would.
 
-    ``jev.render`` reads templates through ``jev.resources.data_dir("prompts")`` and
-    caches its jinja environment and sources; the fixture points that lookup at the copy
-    and clears the caches before and after, so edits to the copy take effect.
+    ``jev.render`` caches compiled templates per process; the fixture clears those
+    caches before and after, so edits to the copy take effect in this process.
     """
     import jev.render as render
 
     copy = tmp_path / "prompts"
     shutil.copytree(REPO / "prompts", copy)
-    real = render.data_dir
-
-    def data_dir(kind: str) -> Path:
-        return copy if kind == "prompts" else real(kind)
 
     def clear() -> None:
         render._environment.cache_clear()
-        render._source.cache_clear()
+        render._source_in.cache_clear()
 
     clear()
-    monkeypatch.setattr(render, "data_dir", data_dir)
+    monkeypatch.setenv(render.PROMPTS_DIR_ENV, str(copy))
     yield copy
     monkeypatch.undo()
     clear()

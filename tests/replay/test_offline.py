@@ -88,6 +88,7 @@ def test_changed_supplement_rule_reports_exactly_the_supplement_records(
     import jev.render
 
     jev.render._environment.cache_clear()
+    jev.render._source_in.cache_clear()
     assert main(["replay", str(GOLDEN)]) == 0
     assert "0 changed" in capsys.readouterr().out
 
