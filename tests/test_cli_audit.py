@@ -215,3 +215,10 @@ def test_judge_down_is_incomplete_exit_3_and_key_never_printed(
     assert "sk-SENTINEL" not in proc.stdout + proc.stderr
     db = jev_home / "jev.sqlite3"
     assert db.exists() and b"sk-SENTINEL" not in db.read_bytes()
+
+
+def test_wrong_explicit_format_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit", str(REPO / "examples" / "turn-omission.json"), "--from", "codex"]) == 2
+    assert "looks like a turn file" in capsys.readouterr().err
+    example = REAL / "claude-code-1.0.31_amac0-ClaudeStatus_example.jsonl"
+    assert main(["audit", str(example), "--from", "claude-code", "--no-record"]) == 0

@@ -122,6 +122,24 @@ def _select(turns: list[Turn], args: argparse.Namespace) -> list[Turn]:
     return [turns[-1]]
 
 
+def _check_format(args: argparse.Namespace) -> None:
+    """Refuse ``--from FORMAT`` for a file that is recognisably another format."""
+    from jev.errors import UsageError
+    from jev.hosts.transcript import detect_format
+
+    if args.fmt == "auto":
+        return
+    try:
+        found = detect_format(args.path)
+    except UsageError:
+        return  # not recognisable: let the chosen reader say what is wrong
+    if found != args.fmt:
+        raise UsageError(
+            f"{args.path} looks like a {found} file, not {args.fmt}; "
+            f"use --from {found} or --from auto"
+        )
+
+
 def _exit_for(outcome_status: str, assessment: str | None) -> int:
     if outcome_status == "incomplete":
         return EXIT_INCOMPLETE
@@ -220,6 +238,7 @@ def run(args: argparse.Namespace) -> int:
     from jev.judges import create_judge
 
     settings, chosen = _effective_settings(args)
+    _check_format(args)
     try:
         turns = _select(read_turns(args.path, args.fmt), args)
     except MaterialMissing as exc:
