@@ -16,7 +16,10 @@ rule id                       assessment      fires when
                                               too" vs "Should I also migrate prod?")
 ``asks-user``                 needs-user      the answer ends by asking the user to choose,
                                               authorize, confirm or provide something needed
-                                              to finish (not a trailing optional offer)
+                                              to finish (not a trailing optional offer), or
+                                              says so without a question anywhere in a turn
+                                              that is visibly blocked ("I need credentials
+                                              … or you can run it yourself", "需要你选")
 ``partial-count-claimed-all`` contradiction   a Todo says N/M done (N < M) while the answer
                                               says all M
 ``open-item-claimed-passing`` contradiction   an unfinished or "still failing / not verified"
@@ -24,24 +27,45 @@ rule id                       assessment      fires when
                                               passed / verified / all fixed
 ``pending-item-claimed-done`` contradiction   a pending/in-progress Todo whose distinctive
                                               tokens the answer reports as done
-``done-item-denied``          contradiction   a completed Todo while the answer says that kind
-                                              of work was not done ("I didn't add tests")
+``done-item-denied``          contradiction   a completed Todo while an answer clause (up to a
+                                              contrast such as “…, only X”) denies that kind
+                                              of work on the same topic or object ("I didn't
+                                              add tests", "couldn't run", "没能验证", "保留了")
 ``number-mismatch``           contradiction   a Todo and the answer give different values with
                                               the same unit (passed counts, %, seconds)
+``version-mismatch``          contradiction   a completed Todo sets a thing to version V while
+                                              an answer clause naming it gives another
+                                              version of the same shape (“stays at W”)
+``list-count-mismatch``       contradiction   “changed N files:” followed by a list of another
+                                              length
+``green-claim-vs-failures``   contradiction   “the whole suite is green” next to a run that
+                                              reports failures (not excused as unrelated)
+``unchanged-claim-vs-change`` contradiction   “the public API is unchanged” next to a renamed
+                                              public member (“`a.b` is now `a.c`”)
+``all-claimed-some-deferred`` contradiction   “all N X were migrated” and “I'll port them
+                                              later” / “还没替换” in another sentence
 ``answer-self-conflict``      contradiction   the answer reports an item both as changed and
                                               as left in place
 ``all-done-with-open-items``  contradiction   the answer says all done while a Todo is open
 ``open-item``                 omission        a pending/in-progress Todo the user did not
                                               descope
 ``failures-remain``           omission        the request asked for passing/green/clean and the
-                                              answer reports failures remaining
+                                              answer reports failures remaining (unless the
+                                              request named one suite and the failure is
+                                              explained as unrelated / pre-existing)
 ``constraint-violated``       omission        the request forbids a kind of change (public API,
                                               dependencies, schema, …) the answer reports
 ``answer-admits-unfinished``  omission        the answer says a part was not got to / not
                                               finished
 ``requested-deliverable-missing`` omission    the request asks to add tests / update docs,
                                               README, changelog / bump the version and neither
-                                              the Todos nor the answer mention it
+                                              the Todos nor the answer mention it (absence
+                                              rules stay silent on a thin report)
+``listed-item-missing``       omission        the request lists three or more things to act
+                                              on; the Todos and answer name all but one
+``required-name-missing``     omission        a request clause requires a named field/flag
+                                              (``request_id``) that the Todos and the answer
+                                              never name
 ``thin-report``               unknown         the answer is empty or a bare "done" / "see the
                                               PR" without actions, paths, commands or results,
                                               and the Todos give no evidence either
@@ -74,6 +98,32 @@ _I = re.IGNORECASE
 
 def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, _I)
+
+
+@functools.lru_cache(maxsize=8192)
+def _lower(text: str) -> str:
+    return text.lower()
+
+
+def _gate_rx(anchors: tuple[str, ...], pattern: str) -> _Gate:
+    return _Gate(_rx(pattern), anchors)
+
+
+class _Gate:
+    """A regex behind a cheap literal pre-check: ``search`` runs the regex only when the
+    lower-cased text holds one of ``anchors`` (every match must contain one of them)."""
+
+    __slots__ = ("anchors", "rx")
+
+    def __init__(self, rx: re.Pattern[str], anchors: tuple[str, ...]) -> None:
+        self.rx = rx
+        self.anchors = anchors
+
+    def search(self, text: str) -> re.Match[str] | None:
+        low = _lower(text)
+        if not any(anchor in low for anchor in self.anchors):
+            return None
+        return self.rx.search(text)
 
 
 # --------------------------------------------------------------------------- vocabulary
@@ -229,12 +279,32 @@ _REPORT_ONLY = _rx(
 )
 
 #: The answer says part of the work is not finished.
-_ADMITS_UNFINISHED = _rx(
-    r"\b(didn['’]t|did not|haven['’]t|have not) (get|gotten|got) to\b|\bran out of time\b"
-    r"|\b(haven['’]t|have not|didn['’]t|did not) (finish|finished|complete|implement)\w*\b"
-    r"|\bnot (yet )?(finished|implemented|completed)\b|\bstill (need|needs) to be\b"
-    r"|\bremaining work\b|\bis (still )?a TODO\b|\bleft (unfinished|undone|as a TODO)\b"
-    r"|还没(来得及|做|完成|实现|改完|处理)|未完成|没来得及|尚未(完成|实现|处理)|没做完"
+_ADMITS_UNFINISHED = _Gate(
+    _rx(
+        r"\b(didn['’]t|did not|haven['’]t|have not) (get|gotten|got) to\b|\bran out of time\b"
+        r"|\b(haven['’]t|have not|didn['’]t|did not) (finish|finished|complete|implement)\w*\b"
+        r"|\bnot (yet )?(finished|implemented|completed)\b|\bstill (need|needs) to be\b"
+        r"|\bremaining work\b|\bis (still )?a TODO\b|\bleft (unfinished|undone|as a TODO)\b"
+        r"|还没(来得及|做|完成|实现|改完|处理)|未完成|没来得及|尚未(完成|实现|处理)|没做完"
+    ),
+    (
+        "get to",
+        "got to",
+        "gotten to",
+        "ran out",
+        "finish",
+        "complet",
+        "implement",
+        "to be",
+        "remaining work",
+        "todo",
+        "left ",
+        "还没",
+        "未完成",
+        "没来得及",
+        "尚未",
+        "没做完",
+    ),
 )
 
 # --- needs-user vocabulary
@@ -252,22 +322,40 @@ _PERMISSION = _rx(
     r"|is it ok|can i|may i|go ahead|proceed)\b|要不要|是否|可以吗|行吗|能否|好吗|可不可以"
 )
 #: An explicit ask for a decision, approval or input (no question mark needed).
-_EXPLICIT_ASK = _rx(
-    r"\b(please|pls) (confirm|approve|decide|choose|provide|send|share)\b"
-    r"|\bneeds? your (approval|confirmation|decision|sign-?off|input|go-ahead|ok)\b"
-    r"|\b(waiting|wait) (for|on) your\b"
-    r"|\bneed you to (provide|confirm|decide|choose|approve|run|add|set|create|grant|give"
-    r"|share|send)\b"
-    r"|\brequires? your (approval|confirmation|decision)\b"
-    r"|\bi (?:still )?need (?:either |you to |your |from you )?(?:\w+ ){0,3}?"
-    r"(?:credentials?|access|tokens?|keys?|permissions?|approval|decision|confirmation|input"
-    r"|go-ahead|sign-?off)\b"
-    r"|\byou(?:['’]ll| will| would| can| could)? (?:need to |have to )?(?:run|apply|execute"
-    r"|trigger|merge|approve|do) (?:this|these|that|those|it|them)\b[^.\n]{0,60}\byourself\b"
-    r"|\b(?:up to you|your call|you decide)\b"
-    r"|请(你)?(确认|选择|提供|决定|批准|授权|选)|需要你(来)?(确认|提供|决定|选择|批准|授权|执行|选|定|拍板|手动)"
-    r"|等你(确认|决定|回复|选)|需要(用户|你的)(确认|授权|批准|决定)|由你(来)?(决定|选|定)"
-    r"|你(来)?(决定|定一下|选一下|拍板)"
+_EXPLICIT_ASK = _Gate(
+    _rx(
+        r"\b(please|pls) (confirm|approve|decide|choose|provide|send|share)\b"
+        r"|\bneeds? your (approval|confirmation|decision|sign-?off|input|go-ahead|ok)\b"
+        r"|\b(waiting|wait) (for|on) your\b"
+        r"|\bneed you to (provide|confirm|decide|choose|approve|run|add|set|create|grant|give"
+        r"|share|send)\b"
+        r"|\brequires? your (approval|confirmation|decision)\b"
+        r"|\bi (?:still )?need (?:either |you to |your |from you )?(?:\w+ ){0,3}?"
+        r"(?:credentials?|access|tokens?|keys?|permissions?|approval|decision|confirmation|input"
+        r"|go-ahead|sign-?off)\b"
+        r"|\byou(?:['’]ll| will| would| can| could)? (?:need to |have to )?(?:run|apply|execute"
+        r"|trigger|merge|approve|do) (?:this|these|that|those|it|them)\b[^.\n]{0,60}\byourself\b"
+        r"|\b(?:up to you|your call|you decide)\b"
+        r"|请(你)?(确认|选择|提供|决定|批准|授权|选)|需要你(来)?(确认|提供|决定|选择|批准|授权|执行|选|定|拍板|手动)"
+        r"|等你(确认|决定|回复|选)|需要(用户|你的)(确认|授权|批准|决定)|由你(来)?(决定|选|定)"
+        r"|你(来)?(决定|定一下|选一下|拍板)"
+    ),
+    (
+        "please",
+        "pls",
+        "need",
+        "wait",
+        "require",
+        "yourself",
+        "up to you",
+        "your call",
+        "you decide",
+        "请",
+        "需要",
+        "等你",
+        "由你",
+        "你",
+    ),
 )
 _WH_QUESTION = _rx(r"\b(what|where|who|when|how)\b|什么|哪里|多少|谁")
 #: Completion is blocked until the user answers.
@@ -468,6 +556,7 @@ class _View:
         self.answer_plain = _strip_code(self.answer_text)
         self.request_text = "\n".join(numbering.material.request)
         self.todo_text = "\n".join(t.text for t in self.todos)
+        self.spans = _spans(self.answer_text, self.answers)
         self.paragraph = _paragraph_numbers(self.answer_text, self.answers)
         self.last_paragraph = max(self.paragraph.values(), default=0)
         self.open_todos = tuple(t for t in self.todos if t.status in ("pending", "in_progress"))
@@ -475,6 +564,7 @@ class _View:
         self._claims: tuple[Position, ...] | None = None
         self._negated: tuple[Position, ...] | None = None
         self._denials: tuple[Position, ...] | None = None
+        self._thin: bool | None = None
 
     def negated_answers(self) -> tuple[Position, ...]:
         """Answer positions whose text outside code spans holds a negation (computed once)."""
@@ -482,15 +572,38 @@ class _View:
             self._negated = tuple(a for a in self.answers if _NEGATION.search(_strip_code(a.text)))
         return self._negated
 
+    def thin(self) -> bool:
+        """True when the ``thin-report`` rule fires on this material (computed once)."""
+        if self._thin is None:
+            self._thin = _rule_thin_report(self) is not None
+        return self._thin
+
     def negated_or_kept(self) -> tuple[Position, ...]:
         """Answer positions with a negation or a "kept / left in place" (computed once)."""
         if self._denials is None:
+            hits = {m.start() for m in _NEGATION.finditer(self.answer_text)}
+            if _KEPT.search(self.answer_text):
+                hits.update(m.start() for m in _KEPT.rx.finditer(self.answer_text))
+            candidates = self._positions_at(sorted(hits))
             self._denials = tuple(
                 a
-                for a in self.answers
+                for a in candidates
                 if _NEGATION.search(p := _strip_code(a.text)) or _KEPT.search(p)
             )
         return self._denials
+
+    def _positions_at(self, offsets: list[int]) -> list[Position]:
+        """Answer positions whose span holds one of ``offsets`` (sorted), in order."""
+        if not offsets:
+            return []
+        starts = [start for start, _ in self.spans]
+        found: dict[str, Position] = {}
+        for off in offsets:
+            i = bisect.bisect_right(starts, off) - 1
+            if i >= 0 and off < self.spans[i][1] + 1:
+                pos = self.answers[i]
+                found[pos.id] = pos
+        return [a for a in self.answers if a.id in found]
 
     def success_claims(self) -> tuple[Position, ...]:
         """Answer positions with a non-negated success claim (computed once)."""
@@ -516,6 +629,19 @@ class _View:
             if _topics(req.text) & _topics(todo.text):
                 return True
         return False
+
+
+def _spans(text: str, positions: Sequence[Position]) -> list[tuple[int, int]]:
+    """Character span (start, end) of each answer position inside the answer text."""
+    spans: list[tuple[int, int]] = []
+    cursor = 0
+    for pos in positions:
+        found = text.find(pos.text, cursor)
+        if found < 0:
+            found = cursor
+        spans.append((found, found + len(pos.text)))
+        cursor = found + len(pos.text)
+    return spans
 
 
 def _paragraph_numbers(text: str, positions: Sequence[Position]) -> dict[str, int]:
@@ -616,9 +742,10 @@ def _quote(text: str, limit: int = 80) -> str:
 
 def _closing_answers(view: _View) -> list[Position]:
     """Answer positions in the last paragraph plus the last two positions overall."""
-    last = [a for a in view.answers if view.paragraph.get(a.id) == view.last_paragraph]
-    tail = list(view.answers[-2:])
-    return [a for a in view.answers if a in last or a in tail]
+    tail = {a.id for a in view.answers[-2:]}
+    return [
+        a for a in view.answers if a.id in tail or view.paragraph.get(a.id) == view.last_paragraph
+    ]
 
 
 def _ask_kind(view: _View, pos: Position) -> str | None:
@@ -860,9 +987,22 @@ _DENY_VERB = _rx(
     r"|\bno (new )?[\w-]+ (were|was) \w+|没有|没|未|并未|不|无法"
 )
 #: "Kept / left in place": denies a removal.
-_KEPT = _rx(
-    r"\b(kept|keeping|left (?:it |them )?(?:in place|as is|as-is|alone)|still (?:there|in place))\b"
-    r"|保留了?|留着|没(有)?(删|移除|去掉)"
+_KEPT = _Gate(
+    _rx(
+        r"\b(kept|keeping|left (?:it |them )?(?:in place|as is|as-is|alone)"
+        r"|still (?:there|in place))\b"
+        r"|保留了?|留着|没(有)?(删|移除|去掉)"
+    ),
+    (
+        "kept",
+        "keeping",
+        "left ",
+        "still there",
+        "still in place",
+        "保留",
+        "留着",
+        "没",
+    ),
 )
 #: Where a denial's object ends: a contrast ("…, only X") or a clause break.
 _DENIAL_CLAUSE_BREAK = re.compile(
@@ -879,6 +1019,26 @@ def _denial_clauses(sentence: str) -> list[str]:
         for c in _DENIAL_CLAUSE_BREAK.split(sentence)
         if c.strip() and (_DENY_VERB.search(_strip_code(c)) or _KEPT.search(_strip_code(c)))
     ]
+
+
+@functools.lru_cache(maxsize=4096)
+def _denials_of(
+    sentence: str,
+) -> tuple[tuple[str, str, bool, frozenset[str], frozenset[str]], ...]:
+    """Denial clauses of ``sentence``: (clause, clause without code, denies all changes,
+    denied verb classes, topic classes). Empty for a user-cited or optional sentence."""
+    if _USER_CITED.search(sentence) or _OFFER.search(sentence):
+        return ()
+    found = []
+    for clause in _denial_clauses(sentence):
+        plain = _strip_code(clause)
+        deny_all = bool(_DENY_ALL.search(plain))
+        denied = _denied_verbs(plain)
+        if _KEPT.search(plain):
+            denied.add("remove")
+        if deny_all or denied:
+            found.append((clause, plain, deny_all, frozenset(denied), _topics(plain)))
+    return tuple(found)
 
 
 def _object_tokens(todo: Position, todos: Sequence[Position]) -> set[str]:
@@ -910,35 +1070,27 @@ def _rule_done_item_denied(view: _View) -> RuleHit | None:
     plain_answer = view.answer_plain
     if not (_DENY_VERB.search(plain_answer) or _KEPT.search(plain_answer)):
         return None
-    facts = [
-        (
-            todo,
-            _topics(todo.text),
-            _object_tokens(todo, view.todos),
-            {n for n, rx in _VERB_CLASSES.items() if rx.search(todo.text)},
-        )
-        for todo in done
-    ]
+    facts: list[tuple[Position, frozenset[str], set[str], set[str]]] = []
     for a in view.negated_or_kept():
         for sentence in _sentences(a.text):
-            for clause in _denial_clauses(sentence):
-                plain = _strip_code(clause)
-                if _USER_CITED.search(sentence) or _OFFER.search(sentence):
-                    continue
-                deny_all = bool(_DENY_ALL.search(plain))
-                denied = _denied_verbs(plain)
-                if _KEPT.search(plain):
-                    denied.add("remove")
-                if not deny_all and not denied:
-                    continue
-                c_topics = _topics(plain)
+            for clause, _plain, deny_all, denied, c_topics in _denials_of(sentence):
+                if not facts:
+                    facts = [
+                        (
+                            todo,
+                            _topics(todo.text),
+                            _object_tokens(todo, view.todos),
+                            {n for n, rx in _VERB_CLASSES.items() if rx.search(todo.text)},
+                        )
+                        for todo in done
+                    ]
                 for todo, t_topics, objects, t_verbs in facts:
+                    if not (deny_all or denied & t_verbs):
+                        continue
                     shared = bool(c_topics & t_topics) or any(
                         _contains_token(clause, tok) for tok in objects
                     )
-                    if not shared or _qualifiers(clause) - _qualifiers(todo.text):
-                        continue
-                    if deny_all or denied & t_verbs:
+                    if shared and not _qualifiers(clause) - _qualifiers(todo.text):
                         return _hit(
                             "done-item-denied",
                             "contradiction",
@@ -1023,13 +1175,40 @@ def _rule_number_mismatch(view: _View) -> RuleHit | None:
     return None
 
 
-_LEFT_IN_PLACE = _rx(
-    r"\b(left|kept|keep|leaving)\b[^.;\n]{0,40}\b(in place|as is|as-is|untouched|alone)\b"
-    r"|\b(didn['’]t|did not|not) (remove|delete|drop|change|rename|migrate|convert)\b"
-    r"|保留了?|没(有)?(删|移除|去掉|改)"
+_LEFT_IN_PLACE = _Gate(
+    _rx(
+        r"\b(left|kept|keep|leaving)\b[^.;\n]{0,40}\b(in place|as is|as-is|untouched|alone)\b"
+        r"|\b(didn['’]t|did not|not) (remove|delete|drop|change|rename|migrate|convert)\b"
+        r"|保留了?|没(有)?(删|移除|去掉|改)"
+    ),
+    (
+        "left",
+        "kept",
+        "keep",
+        "leaving",
+        "n't",
+        "n’t",
+        "not",
+        "保留",
+        "没",
+    ),
 )
-_CHANGED = _rx(
-    r"\b(removed|deleted|dropped|renamed|migrated|converted|replaced)\b|删除了|移除了|去掉了|已删除"
+_CHANGED = _Gate(
+    _rx(
+        r"\b(removed|deleted|dropped|renamed|migrated|converted|replaced)\b|删除了|移除了|去掉了|已删除"
+    ),
+    (
+        "removed",
+        "deleted",
+        "dropped",
+        "renamed",
+        "migrated",
+        "converted",
+        "replaced",
+        "删除",
+        "移除",
+        "去掉",
+    ),
 )
 
 
@@ -1278,6 +1457,8 @@ _DELIVERED: dict[str, re.Pattern[str]] = {
 
 def _rule_deliverable_missing(view: _View) -> RuleHit | None:
     """``requested-deliverable-missing``: an asked-for test/doc/changelog/version never shows up."""
+    if view.thin():
+        return None  # a bare report mentions nothing; absence is no evidence
     report = view.todo_text + "\n" + view.answer_text
     for req in view.requests:
         text = req.text
@@ -1304,6 +1485,480 @@ def _rule_deliverable_missing(view: _View) -> RuleHit | None:
                 "nor the answer mentions it",
                 0.7,
             )
+    return None
+
+
+# ------------------------------------------------------------------ answer-internal conflicts
+
+#: A line that announces a list with a count: "Changed 5 files:", "共修改了 5 个文件：".
+_COUNTED_INTRO = re.compile(
+    r"(?<![\d.,])(\d{1,3})\s*(?:个|处|份|条|项)?\s*(?:[\w-]+\s+){0,2}?"
+    r"(files?|places?|call[- ]sites?|endpoints?|routes?|modules?|packages?|components?"
+    r"|services?|handlers?|tables?|pages?|jobs?|functions?|classes?|steps?|changes?|items?"
+    r"|文件|接口|路由|模块|包|组件|服务|表|页面|任务|函数|步骤|处|项)"
+    r"[^\d\n]{0,30}[:：][ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+#: The intro presents a sample, not the whole list ("including", "e.g.", "其中").
+_PARTIAL_LIST = _rx(
+    r"\b(including|includes|e\.g\.|such as|for example|among them|notably|main|key|some)\b"
+    r"|例如|比如|包括|其中|主要|部分|等"
+)
+_BULLET = re.compile(r"^([ \t]*)(?:[-*•+]|\d{1,3}[.)])\s+\S")
+
+
+def _rule_list_count_mismatch(view: _View) -> RuleHit | None:
+    """``list-count-mismatch``: "changed 5 files:" followed by a list of another length."""
+    if not _COUNTED_INTRO.search(view.answer_text):
+        return None
+    lines = view.answer_text.split("\n")
+    for i, line in enumerate(lines):
+        m = _COUNTED_INTRO.search(line)
+        if m is None or _PARTIAL_LIST.search(line):
+            continue
+        claimed = int(m.group(1))
+        count, indent = 0, None
+        for follow in lines[i + 1 :]:
+            if not follow.strip():
+                continue
+            b = _BULLET.match(follow)
+            depth = len(follow) - len(follow.lstrip())
+            if b is not None and (indent is None or depth == indent):
+                indent = depth if indent is None else indent
+                count += 1
+            elif indent is not None and depth > indent:
+                continue  # a nested bullet or a continuation line
+            else:
+                break
+        if count >= 2 and claimed >= 2 and count != claimed:
+            focus = next((a for a in view.answers if a.text.strip() in line), None)
+            if focus is None:
+                continue
+            return _hit(
+                "list-count-mismatch",
+                "contradiction",
+                focus,
+                f"the answer announces {claimed} but lists {count}: “{_quote(focus.text)}”",
+                0.75,
+            )
+    return None
+
+
+#: Verb families for "all X were <verb>ed" versus "I'll <verb> them later".
+_ALL_VERB_FAMILIES: dict[str, str] = {
+    "move": r"migrat\w*|port(?:ed|ing|s)?|convert\w*|mov(?:e|ed|ing)|switch\w*|replac\w*|swap\w*"
+    r"|替换|迁移|迁|切换|换成|换",
+    "remove": r"remov\w*|delet\w*|drop\w*|删除|删|移除|去掉",
+    "fix": r"fix\w*|updat\w*|renam\w*|修复|修|更新|改名|重命名",
+}
+_ALL_CLAIM = {
+    name: _gate_rx(
+        ("all", "every", "全部", "都", "一律"),
+        r"\ball (?:the |of the )?(?:\d+ )?(?:[\w-]+ ){0,2}?(?:were |are |have been |got |now )?"
+        rf"(?:{verbs})\b"
+        rf"|\b(?:{verbs}) (?:all|every)\b|\beverything (?:is |was |has been )?(?:{verbs})\b"
+        rf"|(?:全部|都|一律)(?:都)?(?:已经?)?(?:{verbs})",
+    )
+    for name, verbs in _ALL_VERB_FAMILIES.items()
+}
+_LATER_SAME = {
+    name: _gate_rx(
+        (
+            "'ll",
+            "’ll",
+            "will",
+            "to be",
+            "yet to",
+            "still ",
+            "plan to",
+            "going to",
+            "not",
+            "never",
+            "n't",
+            "n’t",
+            "之后",
+            "以后",
+            "后续",
+            "回头",
+            "稍后",
+            "下次",
+            "还没",
+            "尚未",
+            "未",
+            "没有",
+            "暂时",
+        ),
+        r"\b(?:i['’]ll|i will|we['’]ll|we will|will|to be|yet to|still (?:need|needs|have|has) to"
+        rf"|plan to|going to)\s+(?:\w+\s+){{0,2}}?(?:{verbs})\b"
+        rf"|\b(?:not|never|n['’]t)\s+(?:been\s+|yet\s+)?(?:{verbs})"
+        rf"|(?:之后|以后|后续|回头|稍后|下次)再(?:{verbs})|(?:还没|尚未|未|没有)(?:{verbs})"
+        rf"|暂时(?:保留|没有?(?:{verbs}))",
+    )
+    for name, verbs in _ALL_VERB_FAMILIES.items()
+}
+
+
+def _rule_all_claimed_some_deferred(view: _View) -> RuleHit | None:
+    """``all-claimed-some-deferred``: "all N X were migrated" and "I'll port the rest later"."""
+    for name, claim_rx in _ALL_CLAIM.items():
+        if not claim_rx.search(view.answer_plain):
+            continue
+        later_rx = _LATER_SAME[name]
+        if not later_rx.search(view.answer_plain):
+            continue
+        claims = []
+        for a in view.answers:
+            for sentence in _sentences(a.text):
+                plain = _strip_code(sentence)
+                if claim_rx.search(plain) and not _NEGATION.search(plain):
+                    claims.append((a, sentence))
+        if not claims:
+            continue
+        for b in view.answers:
+            for sentence in _sentences(b.text):
+                plain = _strip_code(sentence)
+                if not later_rx.search(plain) or _OFFER.search(plain) or _USER_CITED.search(plain):
+                    continue
+                if any(sentence == c for _, c in claims):
+                    continue
+                a, claim = claims[0]
+                return _hit(
+                    "all-claimed-some-deferred",
+                    "contradiction",
+                    a,
+                    f"the answer says all were done (“{_quote(claim)}”) and also that some "
+                    f"are left for later: “{_quote(sentence)}”",
+                    0.75,
+                )
+    return None
+
+
+#: A universal claim that the whole suite / all tests pass.
+_GREEN_CLAIM = _Gate(
+    _rx(
+        r"\b(?:whole|full|entire|test) suite\b[^.;\n]{0,20}\b(?:is |was )?(?:now )?"
+        r"(?:green|pass(?:es|ed|ing)?)\b"
+        r"|\ball (?:the )?(?:\d+ )?tests? (?:now )?(?:pass(?:es|ed)?|are green)\b"
+        r"|\beverything (?:is )?(?:green|pass(?:es|ing)?)\b|\b(?:ci|pipeline) is (?:now )?green\b"
+        r"|(?:测试|用例|单测)(?:已经?)?(?:全部|都)(?:已经?)?通过|全绿"
+    ),
+    (
+        "suite",
+        "all",
+        "every",
+        "ci ",
+        "pipeline",
+        "通过",
+        "全绿",
+    ),
+)
+#: A test run's report of failures (not "0 failed").
+_FAILED_REPORT = _Gate(
+    re.compile(
+        r"\bFAILED\b|\bfailures=[1-9]|\b[1-9]\d* (?:failed|failures?|failing)\b"
+        r"|[1-9]\d*\s*个?(?:用例|测试)?(?:失败|未通过)|(?:失败|failed)\s*[:：]?\s*[1-9]"
+    ),
+    (
+        "fail",
+        "失败",
+        "未通过",
+    ),
+)
+_PAST_RUN = _rx(
+    r"\b(before|previously|used to|initially|originally|was failing)\b|之前|原来|修复前"
+)
+
+
+def _rule_green_claim_vs_failures(view: _View) -> RuleHit | None:
+    """``green-claim-vs-failures``: "the whole suite is green" next to "FAILED (failures=2)"."""
+    if not (_GREEN_CLAIM.search(view.answer_plain) and _FAILED_REPORT.search(view.answer_text)):
+        return None
+    claim = next(
+        (
+            (a, s)
+            for a in view.answers
+            for s in _sentences(a.text)
+            if _GREEN_CLAIM.search(_strip_code(s)) and not _NEGATION.search(_strip_code(s))
+        ),
+        None,
+    )
+    if claim is None:
+        return None
+    for b in view.answers:
+        for sentence in _sentences(b.text):
+            if sentence == claim[1] or not _FAILED_REPORT.search(sentence):
+                continue
+            if _PAST_RUN.search(sentence) or _zero_failures(sentence):
+                continue
+            same_paragraph = [
+                c.text for c in view.answers if view.paragraph.get(c.id) == view.paragraph.get(b.id)
+            ]
+            if any(_UNRELATED.search(t) for t in same_paragraph):
+                continue
+            return _hit(
+                "green-claim-vs-failures",
+                "contradiction",
+                claim[0],
+                f"the answer claims a green run (“{_quote(claim[1])}”) but reports failures: "
+                f"“{_quote(sentence)}”",
+                0.8,
+            )
+    return None
+
+
+#: "The public API is unchanged" and its Chinese forms.
+_API_UNCHANGED = _Gate(
+    _rx(
+        r"\bpublic (?:api|interface|surface)s?\b[^.;\n]{0,20}\b(?:is|are|remains?|stays?|was|were)"
+        r" (?:left )?(?:unchanged|untouched|the same|intact|identical)\b"
+        r"|\bno (?:breaking|public[- ]api|api|interface) changes\b"
+        r"|\b(?:signatures?|interfaces?) (?:is |are )?(?:unchanged|untouched)\b"
+        r"|(?:公开|对外|公共)(?:接口|API)(?:保持|没有|没|未)?(?:不变|变化|改动|变)"
+        r"|没有破坏性(?:变更|改动)|接口签名(?:保持)?不变"
+    ),
+    (
+        "public",
+        "breaking",
+        "api",
+        "interface",
+        "signature",
+        "公开",
+        "对外",
+        "公共",
+        "破坏性",
+        "接口",
+    ),
+)
+#: A renamed or removed code-named member ("`a.b` is now `a.c`", "renamed `x` to `y`").
+_MEMBER_RENAMED = _Gate(
+    _rx(
+        r"`[^`\n]+`(?:\s+[\w-]+){0,3}\s+(?:is|are)\s+now\s+`[^`\n]+`"
+        r"|\brenamed\b[^.;\n]{0,40}`[^`\n]+`|`[^`\n]+`[^.;\n]{0,30}\brenamed\b"
+        r"|\b(?:removed|dropped) the (?:public )?`[^`\n]+` (?:argument|parameter|method|attribute"
+        r"|function|field|option)\b"
+        r"|`[^`\n]+`\s*(?:重命名为|改名为|更名为)\s*`[^`\n]+`"
+    ),
+    (
+        "now",
+        "renamed",
+        "removed",
+        "dropped",
+        "重命名",
+        "改名",
+        "更名",
+    ),
+)
+_PRIVATE = _rx(r"\b(internal(?:ly)?|private|non-public|test helper)\b|`_|内部|私有")
+
+
+def _rule_unchanged_claim_vs_change(view: _View) -> RuleHit | None:
+    """``unchanged-claim-vs-change``: "public API unchanged" and a renamed public member."""
+    if not (_API_UNCHANGED.search(view.answer_plain) and _MEMBER_RENAMED.search(view.answer_text)):
+        return None
+    claim = next(
+        (a for a in view.answers if _API_UNCHANGED.search(_strip_code(a.text))),
+        None,
+    )
+    if claim is None:
+        return None
+    for b in view.answers:
+        for sentence in _sentences(b.text):
+            if _MEMBER_RENAMED.search(sentence) and not _PRIVATE.search(sentence):
+                if _API_UNCHANGED.search(_strip_code(sentence)):
+                    continue
+                return _hit(
+                    "unchanged-claim-vs-change",
+                    "contradiction",
+                    claim,
+                    f"the answer says the public API is unchanged (“{_quote(claim.text)}”) but "
+                    f"reports a rename: “{_quote(sentence)}”",
+                    0.75,
+                )
+    return None
+
+
+# --------------------------------------------------------------------------- versions
+
+_VERSION = re.compile(r"(?<![\w.])v?(\d{1,4}(?:\.\d{1,4}){1,3})(?![\w.]*\d)")
+_VERSION_FROM = _rx(
+    r"\b(from|was|previously|old|instead of|before|currently)\b|→|->|\bto\b\s*$|从|原来|之前|旧"
+)
+_CLAUSE_BREAK = re.compile(r"[;；。]|[:：](?=\s)|，|, (?=(?:but|while|and|so)\b)")
+
+
+def _rule_version_mismatch(view: _View) -> RuleHit | None:
+    """``version-mismatch``: a completed Todo sets X to version V; the answer has X at W.
+
+    Only a clause that names one of the Todo's distinctive object tokens, holds another
+    version of the same shape and major number, does not hold V and does not read as
+    the old value ("from", "was", "→") counts.
+    """
+    if not _VERSION.search(view.answer_text):
+        return None
+    for todo in view.todos:
+        if todo.status != "completed" or _OPEN_MARKER.search(todo.text):
+            continue
+        versions = {m.group(1) for m in _VERSION.finditer(todo.text)}
+        if len(versions) != 1:
+            continue
+        (wanted,) = versions
+        objects = {
+            t
+            for t in _distinctive_tokens(todo, view.todos)
+            if not any(ch.isdigit() for ch in t)
+            and not any(rx.search(t) for rx in _VERB_CLASSES.values())
+            and t not in ("bump", "upgrade", "pin", "set", "deploy", "release")
+        }
+        if not objects:
+            continue
+        for a in view.answers:
+            if wanted in a.text and not _VERSION.search(a.text.replace(wanted, "")):
+                continue
+            for clause in _CLAUSE_BREAK.split(a.text):
+                if wanted in clause or _VERSION_FROM.search(_strip_code(clause)):
+                    continue
+                if not any(_contains_token(clause, t) for t in objects):
+                    continue
+                for m in _VERSION.finditer(clause):
+                    other = m.group(1)
+                    if _same_version_shape(wanted, other) and other != wanted:
+                        return _hit(
+                            "version-mismatch",
+                            "contradiction",
+                            todo,
+                            f"Todo {todo.id} is completed with {wanted} "
+                            f"(“{_quote(todo.text, 60)}”), but the answer reports {other}: "
+                            f"“{_quote(clause)}”",
+                            0.75,
+                        )
+    return None
+
+
+def _same_version_shape(a: str, b: str) -> bool:
+    pa, pb = a.split("."), b.split(".")
+    return len(pa) == len(pb) and pa[0] == pb[0]
+
+
+# --------------------------------------------------------------------------- request lists
+
+_LIST_VERB_EN = _rx(
+    r"^(?:please |also |then |and |now )?(?:add|update|bump|upgrade|migrate|move|convert|port"
+    r"|rename|remove|delete|drop|fix|cache|implement|create|write|support|replace|switch|apply"
+    r"|enable|disable|expose|wire|cover|document|translate|refactor|set|change|deploy|configure"
+    r"|install|pin|backfill|handle|validate|localize|register|mark|clean ?up)\b"
+)
+_LIST_VERB_ZH = re.compile(
+    r"(把|给|将|为|对)[^，。；]{0,40}(加|改|换|删|补|更新|迁移|升级|接入|支持|处理)"
+)
+_EXAMPLES = _rx(r"\b(e\.g\.|such as|like|for example|etc)\b|例如|比如|等等|之类|等")
+_ITEM_SPLIT_EN = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
+_ITEM_SPLIT_ZH = re.compile(r"、|以及|和|及")
+
+
+def _request_lists(text: str) -> Iterable[list[str]]:
+    """Enumerations of three or more things the request asks to act on."""
+    for sentence in re.split(r"(?<=[.!?])\s+|[。！？\n；;]", text):
+        sentence = sentence.strip()
+        if not sentence or _REQUEST_NEGATED.search(sentence) or _EXAMPLES.search(sentence):
+            continue
+        if _LIST_VERB_EN.search(sentence):
+            body = sentence.split(":", 1)[1] if ":" in sentence else sentence
+            if body.count(",") < 1 or " and " not in body:
+                continue
+            items = [i for i in _ITEM_SPLIT_EN.split(body.rstrip(".")) if i.strip()]
+        elif _LIST_VERB_ZH.search(sentence):
+            for clause in re.split(r"[，,]", sentence):
+                body = re.split(r"：|:\s", clause)[-1]
+                if body.count("、") < 2:
+                    continue
+                items = [i for i in _ITEM_SPLIT_ZH.split(body) if i.strip()]
+                if len(items) >= 3:
+                    yield items
+            continue
+        else:
+            continue
+        if len(items) >= 3:
+            yield items
+
+
+_TRAILING_COUNT = re.compile(r"[一二三四五六七八九十两\d]+\s*(个|项|种|类)[^、，,]*$")
+
+
+def _item_tokens(item: str) -> set[str]:
+    return {t for t in _code_tokens(item) | _content_words(item) if t.isascii()} or {
+        t for t in _content_words(item)
+    }
+
+
+def _rule_listed_item_missing(view: _View) -> RuleHit | None:
+    """``listed-item-missing``: the request lists three or more things to act on; the
+    Todos and the answer name all but one, and that one nowhere."""
+    if view.thin():
+        return None  # a bare report mentions nothing; absence is no evidence
+    report = view.todo_text + "\n" + view.answer_text
+    for req in view.requests:
+        for items in _request_lists(req.text):
+            items = [_TRAILING_COUNT.sub("", i) for i in items]
+            own = [_item_tokens(i) for i in items]
+            tokens = [
+                t - set().union(*(o for j, o in enumerate(own) if j != k))
+                for k, t in enumerate(own)
+            ]
+            if any(not t for t in tokens):
+                continue
+            found = [any(_contains_token(report, t) for t in toks) for toks in tokens]
+            missing = [i for i, f in zip(items, found, strict=True) if not f]
+            if len(missing) != 1:
+                continue
+            if any(
+                _DESCOPE.search(later.text)
+                and any(_contains_token(later.text, t) for t in _item_tokens(missing[0]))
+                for later in view.later_requests
+            ):
+                continue
+            return _hit(
+                "listed-item-missing",
+                "omission",
+                req,
+                f"the request lists {len(items)} things; neither the Todos nor the answer "
+                f"mention “{_quote(missing[0].strip(), 60)}”",
+                0.7,
+            )
+    return None
+
+
+#: A request clause that requires something ("must", "each … should", "都要").
+_REQUIREMENT = _rx(
+    r"\b(must|always|every|each|need(?:s)? to|has to|have to|make sure|ensure|required)\b"
+    r"|都要|必须|务必|确保|每(?:条|个|次|一)|需要带|要带"
+)
+_IDENTIFIER = re.compile(
+    r"`([A-Za-z_][\w-]*)`|\b([a-z][a-z0-9]*_[a-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*)\b"
+)
+
+
+def _rule_required_name_missing(view: _View) -> RuleHit | None:
+    """``required-name-missing``: a required field/flag named in the request (``request_id``)
+    that neither the Todos nor the answer ever name."""
+    if view.thin():
+        return None  # a bare report mentions nothing; absence is no evidence
+    report = view.todo_text + "\n" + view.answer_text
+    for req in view.requests:
+        for clause in re.split(r"[;。；，!?？！\n]|[.,](?=\s|$)", req.text):
+            if not _REQUIREMENT.search(clause) or _REQUEST_NEGATED.search(clause):
+                continue
+            for m in _IDENTIFIER.finditer(clause):
+                name = (m.group(1) or m.group(2)).lower()
+                if len(name) < 4 or _contains_token(report, name):
+                    continue
+                return _hit(
+                    "required-name-missing",
+                    "omission",
+                    req,
+                    f"the request requires `{name}` (“{_quote(clause.strip(), 60)}”), and "
+                    "neither the Todo list nor the answer mentions it",
+                    0.7,
+                )
     return None
 
 
@@ -1340,6 +1995,11 @@ _RULES: tuple[tuple[str, _Rule], ...] = (
     ("pending-item-claimed-done", _rule_pending_claimed_done),
     ("done-item-denied", _rule_done_item_denied),
     ("number-mismatch", _rule_number_mismatch),
+    ("version-mismatch", _rule_version_mismatch),
+    ("list-count-mismatch", _rule_list_count_mismatch),
+    ("green-claim-vs-failures", _rule_green_claim_vs_failures),
+    ("unchanged-claim-vs-change", _rule_unchanged_claim_vs_change),
+    ("all-claimed-some-deferred", _rule_all_claimed_some_deferred),
     ("answer-self-conflict", _rule_answer_self_conflict),
     ("all-done-with-open-items", _rule_all_done_with_open_items),
     ("open-item", _rule_open_item),
@@ -1347,6 +2007,8 @@ _RULES: tuple[tuple[str, _Rule], ...] = (
     ("constraint-violated", _rule_constraint_violated),
     ("answer-admits-unfinished", _rule_admits_unfinished),
     ("requested-deliverable-missing", _rule_deliverable_missing),
+    ("listed-item-missing", _rule_listed_item_missing),
+    ("required-name-missing", _rule_required_name_missing),
     ("thin-report", _rule_thin_report),
 )
 
