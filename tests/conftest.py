@@ -12,7 +12,9 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 @pytest.fixture(autouse=True)
-def _isolated_jev_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def _isolated_jev_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
     home = tmp_path_factory.mktemp("jev-home")
     monkeypatch.setenv("JEV_HOME", str(home))
     monkeypatch.delenv("JEV_PROFILE", raising=False)
