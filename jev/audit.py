@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from jev.domain import (
     AuditOutcome,
     JudgeAnswer,
+    JudgeInfo,
     JudgeInput,
     Material,
     Numbering,
@@ -184,7 +185,19 @@ def _gate(material: Material, settings: Settings, judge: Judge) -> AuditOutcome 
     return None
 
 
-def _over_budget(prepared: Prepared, settings: Settings, judge: Judge) -> AuditOutcome | None:
+def budget_refusal(
+    prepared: Prepared, settings: Settings, judge: JudgeInfo | None = None
+) -> AuditOutcome | None:
+    """The ``incomplete`` outcome for input over ``evidence_chars``, else ``None`` (SPEC §7).
+
+    Counts the whole rendered judge input (rules + reference list + material) in
+    characters; nothing is truncated. Shared by the live path and offline replay.
+
+    Args:
+        prepared: the rendered audit (:func:`prepare`).
+        settings: the settings whose ``evidence_chars`` applies.
+        judge: the judge that would have been asked (for the outcome), if known.
+    """
     from jev.render import check_budget
 
     try:
@@ -194,7 +207,7 @@ def _over_budget(prepared: Prepared, settings: Settings, judge: Judge) -> AuditO
             status="incomplete",
             reason=str(exc),
             error_kind=exc.kind,
-            judge=judge.info,
+            judge=judge,
             input_chars=exc.input_chars,
             budget_chars=exc.budget_chars,
             material_hash=prepared.material.digest(),
@@ -232,7 +245,7 @@ def run_audit(
     if gated is not None:
         return gated
     prepared = prepare(material, settings, language=language)
-    refused = _over_budget(prepared, settings, judge)
+    refused = budget_refusal(prepared, settings, judge.info)
     if refused is not None:
         return refused
     attempts = _Attempts(prepared, settings, judge)
@@ -265,7 +278,7 @@ async def run_audit_async(
     if gated is not None:
         return gated
     prepared = prepare(material, settings, language=language)
-    refused = _over_budget(prepared, settings, judge)
+    refused = budget_refusal(prepared, settings, judge.info)
     if refused is not None:
         return refused
     attempts = _Attempts(prepared, settings, judge)

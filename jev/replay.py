@@ -384,23 +384,11 @@ def _max_supplements(record: Record) -> int:
 def _over_budget_outcome(record: Record, material: Material) -> AuditOutcome | None:
     """Re-render with the current templates and re-check the stored budget: the
     over-budget outcome, or ``None`` when the material now fits."""
-    from jev.audit import prepare
-    from jev.errors import OverBudget
-    from jev.render import check_budget
+    from jev.audit import budget_refusal, prepare
 
     settings = settings_of(record)
     prepared = prepare(material, settings, language=record.language or None)
-    try:
-        check_budget(prepared.judge_input, settings.evidence_chars)
-    except OverBudget as exc:
-        return AuditOutcome(
-            status="incomplete",
-            reason=str(exc),
-            error_kind=exc.kind,
-            input_chars=exc.input_chars,
-            budget_chars=exc.budget_chars,
-        )
-    return None
+    return budget_refusal(prepared, settings)
 
 
 def replay_record(record: Record) -> tuple[Difference, ...]:
