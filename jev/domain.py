@@ -164,6 +164,7 @@ class Usage:
     output_tokens: int | None = None
 
     def to_json(self) -> dict[str, int | None]:
+        """``{"input_tokens": int | None, "output_tokens": int | None}`` (tokens)."""
         return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
 
 
@@ -215,6 +216,7 @@ class JudgeInfo:
     heuristic: bool = False
 
     def to_json(self) -> dict[str, Any]:
+        """``{"provider": str, "model": str, "heuristic": bool}``."""
         return {"provider": self.provider, "model": self.model, "heuristic": self.heuristic}
 
 
@@ -280,6 +282,7 @@ class JudgeSettings:
     technical_retries: int = 1
 
     def to_json(self) -> dict[str, Any]:
+        """The ``[judge]`` table as a dict with the TOML's keys (SPEC §10)."""
         return {
             "provider": self.provider,
             "model": self.model,
