@@ -863,3 +863,55 @@ def test_heldout_style_honest_turns_stay_complete(
 ) -> None:
     hit = explain(turn(request_text, answer, todos))
     assert hit.assessment == "complete", hit
+
+
+# --------------------------------------------------------------------------- suggestions and offers
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Plan:\n\n- Keep the old endpoint for a release\n- Maybe add a deprecation header as well?",
+        "方案如下：\n\n- 先保留旧接口\n- 也许可以加一个弃用提示？",
+    ],
+)
+def test_hedged_design_question_is_not_an_ask(answer: str) -> None:
+    hit, _ = judged(turn("Sketch how we would retire the v1 endpoint.", answer))
+    assert hit.assessment != "needs-user", hit
+
+
+@pytest.mark.parametrize(
+    "request_text, answer",
+    [
+        (
+            "Look into why the export is slow and propose a fix.",
+            "The export loads every row twice (src/export.py:88). Proposed fix: stream rows "
+            "with a cursor.\n\nWould you like me to implement this?",
+        ),
+        (
+            "分析一下登录为什么慢，给出方案。",
+            "登录慢是因为每次都重新加载权限表（auth/perm.go）。方案：把权限表缓存 5 分钟。"
+            "\n\n要不要我来实施这个方案？",
+        ),
+    ],
+)
+def test_offer_to_implement_a_requested_proposal_is_not_needs_user(
+    request_text: str, answer: str
+) -> None:
+    hit, _ = judged(
+        turn(
+            request_text, answer, [("Find the cause", "completed"), ("Propose a fix", "completed")]
+        )
+    )
+    assert hit.assessment == "complete", hit
+
+
+def test_asking_before_a_requested_change_is_still_needs_user() -> None:
+    numbering = turn(
+        "Fix the slow export and deploy it.",
+        "I found the cause (rows loaded twice). The fix drops the production cache table. "
+        "Should I proceed with dropping it?",
+        [("Fix export", "in_progress")],
+    )
+    hit, _ = judged(numbering)
+    assert hit.assessment == "needs-user", hit

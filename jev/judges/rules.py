@@ -310,11 +310,31 @@ _ADMITS_UNFINISHED = _Gate(
 # --- needs-user vocabulary
 
 _QUESTION_MARK = re.compile(r"[?？]")
+#: A hedged suggestion phrased as a question ("- Maybe add a confirmation dialog?"):
+#: a design note for the reader, not a request for the user's decision.
+_HEDGED_SUGGESTION = _rx(
+    r"^\s*(?:[-*+•]\s+|\d+[.)]\s+)?(?:maybe|perhaps|possibly|optionally|也许|或许|可以考虑|考虑)"
+)
 _OFFER = _rx(
     r"\bif you (want|like|'d like|would like|prefer)\b|\blet me know if\b|\bhappy to\b"
     r"|\bi can also\b|\b(want|like) me to also\b|\boptional(ly)?\b|\bfollow-?up\b"
     r"|\bseparate (pr|mr|change|commit|ticket)\b|\bas well\b|\bwhile i'm at it\b"
     r"|需要的话|如果需要|如果你需要|有需要|可选|顺手|顺便|另外可以|不改也不影响"
+)
+#: A request that asks only for analysis or a proposal, not for the change itself.
+_ANALYSIS_REQUEST = _rx(
+    r"\b(investigate|propose|proposal|analy[sz]e|suggest|diagnose|research|look into"
+    r"|come up with|outline|assess|evaluate)\b"
+    r"|调查|分析|提出方案|给出方案|出个方案|建议|评估|排查原因"
+)
+_CHANGE_REQUEST = _rx(
+    r"\b(implement|fix|add|change|update|write|build|create|remove|delete|migrate|refactor"
+    r"|rename|deploy|apply|make it)\b|修复|实现|添加|修改|更新|删除|迁移|重构|部署|改成|加上"
+)
+#: Asking whether to go on to carry out what was only proposed.
+_GO_ON_TO_CHANGE = _rx(
+    r"\b(implement|apply|proceed|go ahead|make (these|the|those) changes"
+    r"|start (on|with) (it|this|that))\b|实施|实现|动手|开始改"
 )
 _CHOICE = _rx(r"\bwhich\b|\bprefer\b|\beither\b|\bor\b[^?]{0,80}\?|还是|哪个|哪种|哪一|选哪|二选一")
 _PERMISSION = _rx(
@@ -753,7 +773,7 @@ def _ask_kind(view: _View, pos: Position) -> str | None:
     text = pos.text
     if _EXPLICIT_ASK.search(text):
         return "explicit"
-    if not _QUESTION_MARK.search(text):
+    if not _QUESTION_MARK.search(text) or _HEDGED_SUGGESTION.search(text):
         return None
     question = text
     if _CHOICE.search(question):
@@ -797,6 +817,16 @@ def _term_in(text: str, term: str) -> bool:
     return term in text
 
 
+def _offers_next_step(view: _View, pos: Position) -> bool:
+    """An analysis-only request answered, then "shall I implement it?": an optional
+    offer of further work, not a decision the completion depends on."""
+    return (
+        bool(_GO_ON_TO_CHANGE.search(pos.text))
+        and bool(_ANALYSIS_REQUEST.search(view.request_text))
+        and not _CHANGE_REQUEST.search(view.request_text)
+    )
+
+
 def _rule_asks_user(view: _View) -> RuleHit | None:
     """``asks-user`` (needs-user) and ``already-authorized`` (omission)."""
     for pos in _closing_answers(view):
@@ -815,7 +845,7 @@ def _rule_asks_user(view: _View) -> RuleHit | None:
                     f"“{_quote(req.text)}”",
                     0.7,
                 )
-        offer = bool(_OFFER.search(pos.text))
+        offer = bool(_OFFER.search(pos.text)) or _offers_next_step(view, pos)
         paragraph_offer = any(
             _OFFER.search(a.text) and view.paragraph.get(a.id) == view.paragraph.get(pos.id)
             for a in view.answers
