@@ -203,7 +203,7 @@ class AnthropicJudge:
             )
         usage = data.get("usage")
         return JudgeAnswer(
-            text=text,
+            text=self._poster.redact(text),  # a provider echoing the key never spreads it
             usage=_usage(usage) if isinstance(usage, dict) else None,
             model=data["model"] if isinstance(data.get("model"), str) else self.info.model,
             latency_ms=latency_ms,

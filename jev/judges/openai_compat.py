@@ -233,7 +233,7 @@ class OpenAIJudge:
                 text = _content_text(message_obj.get("content"))
         usage = data.get("usage")
         return JudgeAnswer(
-            text=text,
+            text=self._poster.redact(text),  # a provider echoing the key never spreads it
             usage=Usage(
                 input_tokens=_int_or_none(usage, "prompt_tokens"),
                 output_tokens=_int_or_none(usage, "completion_tokens"),

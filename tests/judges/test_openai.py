@@ -519,3 +519,20 @@ def test_one_judge_shared_by_threads(
     judge.close()
     assert texts == [f"t{i}" for i in range(32)]
     assert fake_provider.count == 32
+
+
+def test_reply_echoing_the_key_is_redacted(
+    fake_provider: FakeProvider,
+    monkeypatch: pytest.MonkeyPatch,
+    judge_input: JudgeInput,
+    numbering: Numbering,
+) -> None:
+    """A provider (or proxy) that echoes the Authorization header back in its reply
+    must not spread the key into records, eval reports or replay output."""
+    echo = '{"assessment": "complete", "focus": "none", "note": "Bearer ' + KEY + '"}'
+    fake_provider.script(openai_completion(echo))
+    judge = make(fake_provider, monkeypatch)
+    answer = judge.ask(judge_input, numbering)
+    judge.close()
+    assert KEY not in answer.text and KEY[:8] not in answer.text
+    assert '"assessment": "complete"' in answer.text
