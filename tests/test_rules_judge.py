@@ -915,3 +915,36 @@ def test_asking_before_a_requested_change_is_still_needs_user() -> None:
     )
     hit, _ = judged(numbering)
     assert hit.assessment == "needs-user", hit
+
+
+@pytest.mark.parametrize(
+    "todo",
+    [
+        "Write test for todo list extraction",
+        "Reject login for blocked users",
+        "Render skipped tests in the report",
+        "Implement deferred image loading",
+        "Migrate remaining handlers to the new router",
+    ],
+)
+def test_state_words_used_as_adjectives_are_not_open_markers(todo: str) -> None:
+    numbering = turn(
+        "Implement it with tests.",
+        "Implemented in src/app.py and added tests in tests/test_app.py. All 7 tests pass.",
+        [(todo, "completed"), ("Add tests", "completed")],
+    )
+    hit, _ = judged(numbering)
+    assert hit.assessment == "complete", hit
+
+
+@pytest.mark.parametrize(
+    "todo", ["Run the e2e tests (skipped)", "E2E tests skipped", "Deploy: blocked on credentials"]
+)
+def test_state_words_used_as_states_still_count(todo: str) -> None:
+    numbering = turn(
+        "Run the e2e tests and deploy.",
+        "Everything is done and verified; all e2e tests pass and the deploy went through.",
+        [(todo, "completed")],
+    )
+    hit, _ = judged(numbering)
+    assert hit.assessment == "contradiction", hit

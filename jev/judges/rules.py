@@ -244,14 +244,33 @@ _DONE_CLAIM = _rx(
 )
 
 #: "Still failing / not verified / blocked" inside a Todo item's content.
+#: Phrases that always describe an item's state ("not verified", "still failing", 未验证).
 _OPEN_MARKER = _rx(
     r"\bnot (yet )?(verified|run|tested|done|passing|implemented|fixed|added|checked|complete\w*)"
-    r"|\bunverified\b|\bstill (fail\w*|broken|red|erroring)|\bblocked\b"
-    r"|(?<!\d )\bskipped\b|\bTODO\b"
-    r"|\bremaining\b|\bleft (as is|as-is|for later)\b|\bdeferred\b"
+    r"|\bunverified\b|\bstill (fail\w*|broken|red|erroring)"
+    r"|\bleft (as is|as-is|for later)\b"
     r"|未(验证|运行|执行|完成|通过|修复|测试)|(还有|仍有|剩余|剩下)[^，。；]{0,12}(失败|错误|warning|警告|问题)"
     r"|(仍然|仍|还是)(失败|报错)|待(修|处理|验证|完成)|暂不处理|阻塞"
 )
+#: Words that describe a state only when used as one ("E2E tests skipped", "(blocked)",
+#: "TODO: …"), not as an adjective of the work ("render skipped tests", "blocked users",
+#: "todo list", "deferred image loading").
+_OPEN_WORD = re.compile(r"(?i:\bblocked\b|(?<!\d )\bskipped\b|\bremaining\b|\bdeferred\b)|\bTODO\b")
+_STATE_AFTER = re.compile(r"\s*(?:$|[)\]}.,;:!?—–-]|\((?:for|until|see|pending)\b)")
+_STATE_BEFORE = re.compile(
+    r"(?:[(\[{:—–-]|\b(?:is|was|are|were|got|marked|left|still|now))\s*$", re.I
+)
+
+
+def _open_marked(text: str) -> bool:
+    """Whether a Todo's own text says it is unfinished, unverified or skipped."""
+    if _OPEN_MARKER.search(text):
+        return True
+    for m in _OPEN_WORD.finditer(text):
+        if _STATE_AFTER.match(text, m.end()) or _STATE_BEFORE.search(text, 0, m.start()):
+            return True
+    return False
+
 
 _FRACTION = re.compile(r"(?<![\d.])(\d{1,6})\s*/\s*(\d{1,6})(?![\d.])")
 
@@ -937,7 +956,7 @@ def _rule_open_item_claimed_passing(view: _View) -> RuleHit | None:
     """``open-item-claimed-passing``: "still failing"/unfinished Todo vs a success claim."""
     for todo in view.todos:
         open_status = todo.status in ("pending", "in_progress")
-        marked = bool(_OPEN_MARKER.search(todo.text)) or _partial_fraction(todo.text)
+        marked = _open_marked(todo.text) or _partial_fraction(todo.text)
         if not (open_status or marked):
             continue
         if not view.success_claims():
@@ -1092,7 +1111,7 @@ def _rule_done_item_denied(view: _View) -> RuleHit | None:
         t
         for t in view.todos
         if t.status == "completed"
-        and not _OPEN_MARKER.search(t.text)
+        and not _open_marked(t.text)
         and not _NEGATION.search(_strip_code(t.text))
     ]
     if not done:
@@ -1826,7 +1845,7 @@ def _rule_version_mismatch(view: _View) -> RuleHit | None:
     if not _VERSION.search(view.answer_text):
         return None
     for todo in view.todos:
-        if todo.status != "completed" or _OPEN_MARKER.search(todo.text):
+        if todo.status != "completed" or _open_marked(todo.text):
             continue
         versions = {m.group(1) for m in _VERSION.finditer(todo.text)}
         if len(versions) != 1:
