@@ -169,6 +169,7 @@ def _result(
         "latency_ms": None,
         "error_kind": None,
         "rule": None,
+        "why": None,
     }
     if turn.status == "missing":
         base.update(status="incomplete", error_kind="material-missing")
@@ -189,9 +190,12 @@ def _result(
         base["focus"] = {"id": f.id, "kind": f.kind, "quote": f.text}
         if info.heuristic and outcome.raw_replies:
             try:
-                base["rule"] = json.loads(outcome.raw_replies[-1]).get("rule")
-            except (ValueError, AttributeError):
-                base["rule"] = None
+                reply = json.loads(outcome.raw_replies[-1])
+            except ValueError:
+                reply = None
+            if isinstance(reply, dict):
+                base["rule"] = reply.get("rule")
+                base["why"] = reply.get("why")
     return base
 
 
@@ -225,6 +229,8 @@ def _human(result: dict[str, Any], chosen: bool) -> str:
         lines.append(f"  focus {focus['id']} ({focus['kind']}): {quote}")
     else:
         lines.append(f"  focus {focus['id']}")
+    if result.get("why"):
+        lines.append(f"  why: {result['why']}")
     lines.append(f"  judge: {label}")
     lines.append(f"  input {result['input_chars']:,} of {result['budget_chars']:,} characters")
     return "\n".join(lines)

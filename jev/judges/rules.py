@@ -568,8 +568,9 @@ class RuleHit:
         """The reply text a model would send, plus ``rule`` and ``heuristic`` keys.
 
         Returns:
-            Compact JSON: ``{"assessment", "focus", "confidence", "rule",
-            "heuristic": true}`` (SPEC §5 shape; extra keys are allowed).
+            Compact JSON: ``{"assessment", "focus", "confidence", "rule", "why",
+            "heuristic": true}`` (SPEC §5 shape; extra keys are allowed). ``why`` is
+            the rule's one-line English explanation, naming both sides of a conflict.
         """
         return json.dumps(
             {
@@ -577,6 +578,7 @@ class RuleHit:
                 "focus": self.focus,
                 "confidence": self.confidence,
                 "rule": self.rule,
+                "why": self.explanation,
                 "heuristic": True,
             },
             ensure_ascii=False,
