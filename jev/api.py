@@ -57,6 +57,12 @@ ACTIONS = (
 
 #: Extra seconds on top of the worst-case judge time before a claim lease expires.
 LEASE_MARGIN_S = 30.0
+#: A stop with material identical to the last decided stop of the turn, within this
+#: many seconds of that decision, is a duplicate invocation of the same stop (e.g. the
+#: hook installed twice): it gets the stored answer and counts nothing. Later, it is a
+#: new stop of an agent that changed nothing: it is audited and counted again, so a
+#: host that keeps re-stopping without progress still runs out of supplements.
+DUPLICATE_WINDOW_S = 15.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +115,8 @@ class Auditor:
             ``jev audit`` command passes False: an explicit request runs regardless.
         sleep: called with seconds to wait before a technical retry.
         now: clock in epoch seconds (leases, record times).
+        duplicate_window_s: seconds within which an identical stop is a duplicate
+            (see :data:`DUPLICATE_WINDOW_S`).
 
     Raises:
         jev.errors.SettingsError: the profile file is invalid (from the first call).
@@ -126,8 +134,10 @@ class Auditor:
         honour_enabled: bool = True,
         sleep: Callable[[float], None] = time.sleep,
         now: Callable[[], float] = time.time,
+        duplicate_window_s: float = DUPLICATE_WINDOW_S,
     ) -> None:
         self._profile = profile
+        self.duplicate_window_s = duplicate_window_s
         self._fixed_settings = settings
         self._judge = judge
         self._own_judge = judge is None
@@ -299,6 +309,8 @@ class Auditor:
                 and row is not None
                 and row.material_hash == digest
                 and row.decision is not None
+                and row.updated_at is not None
+                and now - row.updated_at < self.duplicate_window_s
             ):
                 # The same stop again (duplicate hook invocation): same answer, no count.
                 return None, [], _decision_from_json(row.decision, state)

@@ -214,6 +214,32 @@ def test_duplicate_stop_returns_stored_decision_without_a_second_call(tmp_path: 
     assert len(auditor.store.list_records()) == 1
 
 
+def test_identical_stops_later_are_counted_so_a_stuck_agent_runs_out(tmp_path: Path) -> None:
+    """An agent (or a lagging transcript) that stops again and again with the same
+    report must not be blocked forever: after the duplicate window each identical stop
+    is a new audit and spends budget, until the turn is exhausted."""
+    clock = [1000.0]
+    judge = ScriptedJudge([reply("omission", "R1")] * 4)
+    auditor = Auditor(
+        settings=Settings(enabled=True, max_supplements=2),
+        judge=judge,
+        store=Store(tmp_path / "jev.sqlite3"),
+        host="test",
+        now=lambda: clock[0],
+        duplicate_window_s=15.0,
+    )
+    first = auditor.on_stop("s", "t", material())
+    clock[0] += 1.0  # a duplicate invocation of the same stop: stored answer, no count
+    dup = auditor.on_stop("s", "t", material())
+    assert (first.action, dup.action) == ("supplement", "supplement") and len(judge.calls) == 1
+    actions = []
+    for _ in range(3):
+        clock[0] += 60.0  # the agent ran again and stopped with the same report
+        actions.append(auditor.on_stop("s", "t", material()).action)
+    assert actions == ["supplement", "exhausted", "exhausted"]
+    assert len(judge.calls) == 3
+
+
 def test_disabled_profile_skips_hooks_but_explicit_audits_run(tmp_path: Path) -> None:
     judge = ScriptedJudge([reply("complete", "none")])
     store = Store(tmp_path / "jev.sqlite3")
