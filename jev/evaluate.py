@@ -698,6 +698,17 @@ def format_confusion(matrix: Confusion) -> list[str]:
     return lines
 
 
+def _incomplete_lines(report: EvalReport) -> list[str]:
+    """Why audits did not complete: counts by error kind and the first reason of each."""
+    kinds: dict[str, list[CaseResult]] = {}
+    for r in report.results:
+        if r.judged == INCOMPLETE:
+            kinds.setdefault(r.error_kind or "unknown", []).append(r)
+    return [
+        f"  incomplete ({kind}) ×{len(rs)}: {rs[0].reason}" for kind, rs in sorted(kinds.items())
+    ]
+
+
 def format_table(report: EvalReport) -> str:
     """The terminal report: per-class table, summary lines, confusion matrix."""
     judge = report.judge
@@ -728,6 +739,7 @@ def format_table(report: EvalReport) -> str:
         f"assessment and focus right {_pct(report.strict_accuracy())}",
         f"response errors {_pct(report.response_error_rate())} of cases "
         f"({report.failed_calls()} of {report.calls()} judge calls failed)",
+        *_incomplete_lines(report),
         f"latency p50 {_ms(percentile(lat, 50))} · p95 {_ms(percentile(lat, 95))} · "
         f"tokens in {'n/a' if tin is None else f'{tin:,}'} out "
         f"{'n/a' if tout is None else f'{tout:,}'} · cost {cost_text(report)}",

@@ -4,8 +4,9 @@ Runs every case (``*.json``, format of ``tests/fixtures/cases``) through the liv
 path and prints accuracy per assessment, macro-F1, Cohen's κ, the confusion matrix,
 focus hit rate, response-error rate, latency p50/p95, tokens and an estimated cost.
 ``--json`` prints the whole report as JSON; ``--html FILE`` writes a self-contained
-page (heat map, bars, misses). It is a measurement: exit 0 whenever it ran, 2 on
-usage errors (bad folder, bad case file, unknown judge, bad price table).
+page (heat map, bars, misses). It is a measurement: exit 0 whenever it ran and at least
+one case got a verdict, 3 when no case did (every audit incomplete: the reasons are
+printed), 2 on usage errors (bad folder, bad case file, unknown judge, bad price table).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jev.cli import EXIT_OK
+from jev.cli import EXIT_INCOMPLETE, EXIT_OK
 
 if TYPE_CHECKING:
     from jev.domain import Settings
@@ -147,4 +148,11 @@ def run(args: argparse.Namespace) -> int:
         print(format_table(report))
         if html_path is not None:
             print(f"\nHTML report written to {html_path}")
+    if report.results and report.verdicts == 0:
+        print(
+            "jev eval: no case got a verdict (every audit was incomplete; see the reasons "
+            "above): check the judge settings",
+            file=sys.stderr,
+        )
+        return EXIT_INCOMPLETE
     return EXIT_OK

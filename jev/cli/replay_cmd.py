@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jev.cli import EXIT_INTERNAL, EXIT_OK
+from jev.cli import EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_OK
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -202,6 +202,7 @@ def _run_live(args: argparse.Namespace, store: Store | None) -> int:
     import asyncio
 
     from jev.cli.eval_cmd import judge_settings_from_args
+    from jev.evaluate import INCOMPLETE
     from jev.judges import create_judge
     from jev.replay import count_entries, live_replay
 
@@ -233,4 +234,12 @@ def _run_live(args: argparse.Namespace, store: Store | None) -> int:
         print(json.dumps(summary.to_json(), ensure_ascii=False, indent=2))
     else:
         print(summary.describe())
+    conf = summary.agreement.confusion
+    if summary.asked and conf.total and conf.column_total(INCOMPLETE) == conf.total:
+        print(
+            f"jev replay --live: the judge gave no verdict at all (every audit incomplete; "
+            f"the reasons are in {args.out}): check the judge settings",
+            file=sys.stderr,
+        )
+        return EXIT_INCOMPLETE
     return EXIT_OK
