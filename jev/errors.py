@@ -102,9 +102,9 @@ class OverBudget(JevError):
         self.budget_chars = budget_chars
         super().__init__(
             f"the audit material exceeds the budget ({input_chars:,} characters > "
-            f"evidence_chars {budget_chars:,}); this completion audit did not complete. "
-            "Raise evidence_chars (`jev settings set evidence_chars N`, at most 1,000,000) "
-            "and retry, or cancel."
+            f"evidence_chars {budget_chars:,}); nothing was sent to the judge and nothing "
+            "was cut. To audit it, raise evidence_chars (`jev settings set evidence_chars "
+            "N`, at most 1,000,000) and audit again"
         )
 
 

@@ -222,3 +222,17 @@ def test_wrong_explicit_format_is_a_usage_error(capsys: pytest.CaptureFixture[st
     assert "looks like a turn file" in capsys.readouterr().err
     example = REAL / "claude-code-1.0.31_amac0-ClaudeStatus_example.jsonl"
     assert main(["audit", str(example), "--from", "claude-code", "--no-record"]) == 0
+
+
+def test_cli_records_send_nothing_and_runs_stay_separate(jev_home: Path) -> None:
+    from jev.store import Store
+
+    case = str(FIXTURES / "cases" / "omission-no-tests-en-08.json")
+    assert jev("audit", case).returncode == 4
+    assert jev("audit", case).returncode == 4
+    records = Store(jev_home / "jev.sqlite3").list_records()
+    assert len(records) == 2
+    assert len({r.session for r in records}) == 2  # one session per run: no merged chain
+    for r in records:
+        assert r.steer is False and r.supplement_text is None
+        assert r.action["kind"] == "hand-to-user" and r.supplements_used == 0

@@ -212,7 +212,7 @@ def _human(result: dict[str, Any], chosen: bool) -> str:
             )
             return f"turn {n}: {text}"
         if result["error_kind"] == "over-budget":
-            return f"turn {n}: over budget: {reason}"
+            return f"turn {n}: over budget; the audit did not complete: {reason}"
         return f"turn {n}: audit incomplete: {reason}"
     judge = result["judge"]
     label = judge["provider"] + (f" ({judge['model']})" if judge["model"] else "")
@@ -292,20 +292,21 @@ def run(args: argparse.Namespace) -> int:
 def _record(
     args: argparse.Namespace, settings: Settings, turn: Turn, outcome: AuditOutcome
 ) -> None:
-    """Write the audit record (host ``cli``); a store problem is a warning, not a failure."""
-    import hashlib
-    import os
+    """Write the audit record (host ``cli``); a store problem is a warning, not a failure.
 
+    ``jev audit`` steers no agent: the loop is decided with ``steer=False`` (a problem
+    verdict is shown to the user, no supplement is counted), and each run is its own
+    session (``cli-<time>-<path hash>``), so separate runs never merge into one chain.
+    """
     from jev.api import build_record
     from jev.errors import JevError
     from jev.loop import LoopState, decide
     from jev.store import Store, TurnKey
 
     assert turn.material is not None
-    session = "cli:" + hashlib.sha256(os.path.abspath(args.path).encode()).hexdigest()[:16]
-    key = TurnKey("cli", session, turn.key)
+    key = TurnKey("cli", _run_session(args.path), turn.key)
     before = LoopState()
-    after, action = decide(before, outcome, settings.max_supplements)
+    after, action = decide(before, outcome, settings.max_supplements, steer=False)
     record = build_record(
         key,
         settings,
@@ -316,6 +317,7 @@ def _record(
         turn.material,
         turn.number,
         status=outcome.status,
+        steer=False,
     )
     try:
         store = Store()
@@ -325,3 +327,19 @@ def _record(
             store.close()
     except JevError as exc:
         print(f"jev: warning: audit record not written: {exc}", file=sys.stderr)
+
+
+_RUN_SESSION: dict[str, str] = {}
+
+
+def _run_session(path: str) -> str:
+    """The session id of this ``jev audit`` run for ``path`` (stable within the run)."""
+    import hashlib
+    import os
+    import time
+
+    if path not in _RUN_SESSION:
+        digest = hashlib.sha256(os.path.abspath(path).encode()).hexdigest()[:8]
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+        _RUN_SESSION[path] = f"cli-{stamp}-{os.getpid()}-{digest}"
+    return _RUN_SESSION[path]

@@ -45,6 +45,7 @@ def register(subparsers: Any) -> None:
 
     p_show = actions.add_parser("show", help="the report card of one turn")
     p_show.add_argument("target", metavar="ID|TURN", help="a record id, or a turn key / prefix")
+    p_show.add_argument("--session", metavar="S", help="with a turn key: the session it belongs to")
 
     p_export = actions.add_parser("export", help="write records as JSON lines")
     p_export.add_argument("--out", required=True, metavar="FILE.jsonl", help="'-' = stdout")
@@ -73,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         if action == "list":
             return _list(store, args)
         if action == "show":
-            return _show(store, args.target)
+            return _show(store, args.target, args.session)
         if action == "export":
             return _export(store, args)
         return _import(store, args.file)
@@ -100,7 +101,7 @@ def format_list_line(record: Record) -> str:
         [
             f"#{record.id}",
             record.created_at,
-            f"{record.host}/{_short(record.session)}/{_short(record.turn)}",
+            f"{record.host}/{record.session}/{_short(record.turn)}",
             f"r{record.round}",
             record.status,
             record.assessment or "-",
@@ -219,7 +220,7 @@ def _indent(text: str, prefix: str) -> list[str]:
     return [prefix + line for line in text.splitlines() or [""]]
 
 
-def _show(store: Any, target: str) -> int:
+def _show(store: Any, target: str, session: str | None = None) -> int:
     from jev.errors import UsageError
     from jev.store import TurnKey
 
@@ -230,16 +231,18 @@ def _show(store: Any, target: str) -> int:
             key = TurnKey(record.host, record.session, record.turn)
     if key is None:
         matches = store.turns_matching(target)
+        if session is not None:
+            matches = [m for m in matches if m.session == session]
         if not matches:
             raise UsageError(
                 f"no record with id or turn {target!r}; "
                 "run `jev records list` to see ids and turns."
             )
         if len(matches) > 1:
-            shown = ", ".join(m.turn for m in matches[:5]) + (", …" if len(matches) > 5 else "")
+            shown = ", ".join(str(m) for m in matches[:5]) + (", …" if len(matches) > 5 else "")
             raise UsageError(
                 f"{target!r} matches {len(matches)} turns ({shown}); "
-                "give more of the turn key or a record id."
+                "add --session S, give more of the turn key, or give a record id."
             )
         key = matches[0]
     print(format_report_card(store.records_for_turn(key)))
