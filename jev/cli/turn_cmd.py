@@ -100,6 +100,22 @@ def _current(session: str, entry: dict[str, Any]) -> tuple[str, Material | None,
     return str(entry.get("turn") or ""), None, None, "the session's material was not remembered"
 
 
+def _finished_state(host: str, session: str, turn: str) -> str | None:
+    """Where the turn's audit ended, or ``None`` when a retry makes sense (the last
+    audit was incomplete, or the turn has no audit state yet)."""
+    from jev.loop import LoopState, end_reason
+    from jev.store import Store, TurnKey
+
+    with Store() as store:
+        row = store.get_turn(TurnKey(host, session, turn))
+    if row is None or not row.state:
+        return None
+    state = LoopState.from_json(row.state)
+    if state.status in ("incomplete", "auditing"):
+        return None
+    return end_reason(state)
+
+
 def _exit_code(decision: Decision) -> int:
     from jev.cli import EXIT_INCOMPLETE, EXIT_NEEDS_USER, EXIT_OK, EXIT_PROBLEM
 
@@ -141,6 +157,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"session {session}: nothing to retry: {reason}", file=sys.stderr)
         return 0
     profile = args.profile or entry.get("profile") or None
+    finished = _finished_state(host, session, turn)
+    if finished is not None:
+        print(
+            f"session {session}, turn {turn}: nothing to retry: the audit ended ({finished}). "
+            "`jev retry` repeats an audit that did not complete; to audit the turn afresh "
+            "run `jev audit` on its transcript."
+        )
+        return 0
     # An explicit retry audits even when the profile has since been disabled.
     with Auditor(profile=profile, host=host, honour_enabled=False) as auditor:
         decision = auditor.retry(session, turn, material, turn_number=number)

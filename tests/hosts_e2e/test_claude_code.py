@@ -173,6 +173,8 @@ def test_row10_over_budget_then_retry_after_raising(tmp_path: Path, judge: FakeP
     records = _records(sim.session_id)
     assert [r.status for r in records] == ["incomplete", "verdict"]
     assert records[-1].supplements_used == 0
+    again = subprocess.run([str(JEV), "retry"], capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0 and "nothing to retry" in again.stdout and judge.count == 1
     cancel = subprocess.run([str(JEV), "cancel"], capture_output=True, text=True, timeout=60)
     assert cancel.returncode == 0 and "cancelled" in cancel.stdout
 
