@@ -46,7 +46,10 @@ def register(subparsers: Any) -> None:
             "--project-dir",
             type=Path,
             default=None,
-            help="project root for --scope project/local (default: the current directory)",
+            help=(
+                "project root for --scope project/local (default: the nearest folder "
+                "upwards holding .claude, .codex or .git; else the current directory)"
+            ),
         )
         parser.add_argument(
             "--dry-run", action="store_true", help="show the diff and write nothing"
@@ -99,6 +102,16 @@ def run(args: argparse.Namespace) -> int:
 
         settings = set_value(profile, "enabled", "true")
         out.write(f"profile {settings.profile}: enabled = true\n")
+    elif args.command == "install":
+        from jev.settings import active_profile, load_settings
+
+        if not load_settings(profile).enabled:
+            name = active_profile(profile)
+            out.write(
+                f"note: profile {name} is disabled, so the hook audits nothing yet; "
+                f"run `jev enable{'' if profile is None else ' --profile ' + name}` "
+                "(or install with --enable).\n"
+            )
     if args.command == "install" and args.host == "codex":
         out.write(
             "note: Codex runs hooks from hooks.json only after you review and trust them "

@@ -153,7 +153,8 @@ def config_path(host: str, scope: str, project_dir: Path | None = None) -> Path:
     Args:
         host: ``claude-code`` or ``codex``.
         scope: one of :data:`SCOPES` ``[host]``.
-        project_dir: the project root for ``project``/``local`` (default: the cwd).
+        project_dir: the project root for ``project``/``local`` (default:
+            :func:`project_root`).
 
     Raises:
         UsageError: unknown host or a scope the host does not have.
@@ -167,7 +168,9 @@ def config_path(host: str, scope: str, project_dir: Path | None = None) -> Path:
         raise UsageError(
             f"scope {scope!r} is not available for {host}; use one of: {', '.join(SCOPES[host])}"
         )
-    project = (project_dir or Path.cwd()).absolute()
+    if project_dir is not None and not Path(project_dir).is_dir():
+        raise UsageError(f"--project-dir {project_dir}: no such folder; give the project's root")
+    project = (Path(project_dir) if project_dir is not None else project_root()).absolute()
     if host == "claude-code":
         if scope == "user":
             root = os.environ.get("CLAUDE_CONFIG_DIR")
@@ -180,6 +183,17 @@ def config_path(host: str, scope: str, project_dir: Path | None = None) -> Path:
         base = Path(root).expanduser() if root else Path.home() / ".codex"
         return base / "hooks.json"
     return project / ".codex" / "hooks.json"
+
+
+def project_root(start: Path | None = None) -> Path:
+    """The project a ``project``/``local`` install is for: the nearest folder from
+    ``start`` (default: the cwd) upwards that holds ``.claude``, ``.codex`` or ``.git``;
+    the cwd itself when none does."""
+    here = (start or Path.cwd()).absolute()
+    for folder in (here, *here.parents):
+        if any((folder / marker).exists() for marker in (".claude", ".codex", ".git")):
+            return folder
+    return here
 
 
 def jev_executable() -> Path:

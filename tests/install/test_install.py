@@ -220,3 +220,36 @@ def test_command_quotes_paths_with_spaces(tmp_path: Path) -> None:
     assert command == f"'{exe}' hook codex --profile p1"
     assert install.is_jev_handler({"type": "command", "command": command}, ("codex",))
     assert not install.is_jev_handler({"type": "command", "command": command}, ("claude-code",))
+
+
+def test_project_scope_targets_the_repository_root_from_a_subfolder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    sub = repo / "src" / "pkg"
+    sub.mkdir(parents=True)
+    monkeypatch.chdir(sub)
+    assert main(["install", "claude-code", "--scope", "project"]) == 0
+    assert (repo / ".claude" / "settings.json").is_file()
+    assert not (sub / ".claude").exists()
+    assert "profile default is disabled" in capsys.readouterr().out
+
+
+def test_missing_project_dir_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="no such folder"):
+        install.config_path("claude-code", "project", tmp_path / "nope")
+    assert (
+        main(
+            [
+                "install",
+                "claude-code",
+                "--scope",
+                "project",
+                "--project-dir",
+                str(tmp_path / "nope"),
+            ]
+        )
+        == 2
+    )
+    assert not (tmp_path / "nope").exists()
