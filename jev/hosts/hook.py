@@ -233,6 +233,7 @@ def fail_open_notice(exc: BaseException) -> str:
         what = _one_line(exc.message)
     else:
         what = f"internal error ({type(exc).__name__}: {_one_line(str(exc))[:200]})"
+    what = what.rstrip(" .")
     return (
         f"Jev: the completion audit did not run: {what}. The turn stops as usual; "
         "details in hook-errors.jsonl under the Jev home folder."

@@ -182,7 +182,7 @@ def test_report_line_shows_chain_budget_end_and_quote() -> None:
     state, action = chain_state("omission", "complete")
     line = report_line(state, action, position("R2", "Also update the docs."), "en")
     assert line == (
-        "Jev completion audit: omission → complete · supplements 1/3 · complete"
+        "Jev completion audit: omission → complete · supplements 1/3 · the turn ends normally"
         " · focus R2: “Also update the docs.”"
     )
     assert "\n" not in line
@@ -200,7 +200,7 @@ def test_report_line_shows_chain_budget_end_and_quote() -> None:
         (["omission"] * 4, "supplement budget used up", "补充额度已用完"),
         (["incomplete"], "audit did not complete: judge timed out after 60 s", "核查未完成"),
         (["omission", "cancel"], "audit cancelled", "核查已取消"),
-        (["complete"], "· complete", "· 完成"),
+        (["complete"], "· the turn ends normally", "· 完成"),
     ],
 )
 def test_report_line_end_reasons(steps: list[str], en_part: str, zh_part: str) -> None:
