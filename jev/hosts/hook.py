@@ -389,7 +389,8 @@ def current_turn(hook: HookInput, index: SessionIndex, session: str) -> Turn:
             "Todo list cannot be read"
         )
     if not Path(path).is_file():
-        raise MaterialMissing(f"the transcript {path} does not exist (yet)")
+        what = "is not a file" if Path(path).exists() else "does not exist (yet)"
+        raise MaterialMissing(f"the transcript {path} {what}")
     from jev.hosts.transcript import read_current_turn
 
     if hook.host == "cursor":
