@@ -5,8 +5,8 @@ Usage::
     python bench/rules_accuracy.py [FOLDER ...] [--details]
 
 Each FOLDER holds labelled turns in the ``cases/`` format (default: the repo's
-``tests/fixtures/cases``, ``tests/fixtures/rules_extra`` and the blind
-``tests/fixtures/heldout``). For each folder it prints:
+``tests/fixtures/cases``, ``tests/fixtures/rules_extra``, ``tests/fixtures/heldout`` and
+``tests/fixtures/heldout2``; all four have been used to tune the rules). For each folder it prints:
 per expected assessment the count, the number predicted correctly and the confusion
 matrix row; overall accuracy; flag precision (of the turns flagged with any verdict but
 ``complete``, the share whose label is not ``complete`` either); problem recall (of the
@@ -31,6 +31,7 @@ DEFAULT_FOLDERS = (
     REPO / "tests" / "fixtures" / "cases",
     REPO / "tests" / "fixtures" / "rules_extra",
     REPO / "tests" / "fixtures" / "heldout",
+    REPO / "tests" / "fixtures" / "heldout2",
 )
 _KIND = {"whole": "all"}
 

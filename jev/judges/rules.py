@@ -13,33 +13,45 @@ rule id                       assessment      fires when
 ============================  ==============  ===============================================
 ``already-authorized``        omission        the answer asks permission for an action the
                                               request already asked for (e.g. "run it on prod
-                                              too" vs "Should I also migrate prod?")
+                                              too" vs "Should I also migrate prod?"), or for a
+                                              command the request names (“with `helm upgrade`”)
 ``asks-user``                 needs-user      the answer ends by asking the user to choose,
                                               authorize, confirm or provide something needed
                                               to finish (not a trailing optional offer), or
                                               says so without a question anywhere in a turn
                                               that is visibly blocked ("I need credentials
-                                              … or you can run it yourself", "需要你选")
+                                              … or you can run it yourself", "until you
+                                              confirm", "a decision I can't make", "需要你或
+                                              财务来定"); in a turn with an open Todo or a
+                                              "haven't done" note, saying it lacks a credential
+                                              only the user can give ("I have neither",
+                                              "Token … 我这边没有") counts too
 ``partial-count-claimed-all`` contradiction   a Todo says N/M done (N < M) while the answer
                                               says all M
 ``open-item-claimed-passing`` contradiction   an unfinished or "still failing / not verified"
                                               Todo while the answer claims the same topic
-                                              passed / verified / all fixed
+                                              passed / verified / all fixed, or claims
+                                              success in a sentence naming the open item's
+                                              own identifier (its branch, job, file)
 ``pending-item-claimed-done`` contradiction   a pending/in-progress Todo whose distinctive
                                               tokens the answer reports as done
 ``done-item-denied``          contradiction   a completed Todo while an answer clause (up to a
                                               contrast such as “…, only X”) denies that kind
                                               of work on the same topic or object ("I didn't
-                                              add tests", "couldn't run", "没能验证", "保留了")
+                                              add tests", "couldn't run", "没能验证", "保留了");
+                                              the Todo's kind of work comes from its words, not
+                                              its identifiers, and "X can't …" about a thing
+                                              (not "I can't") is no denial
 ``number-mismatch``           contradiction   a Todo and the answer give different values with
                                               the same unit (passed counts, %, seconds)
 ``version-mismatch``          contradiction   a completed Todo sets a thing to version V while
                                               an answer clause naming it gives another
                                               version of the same shape (“stays at W”)
-``list-count-mismatch``       contradiction   “changed N files:” followed by a list of another
-                                              length
-``green-claim-vs-failures``   contradiction   “the whole suite is green” next to a run that
-                                              reports failures (not excused as unrelated)
+``list-count-mismatch``       contradiction   “changed N files:” / “Files changed (N):”
+                                              followed by a list of another length
+``green-claim-vs-failures``   contradiction   “the whole suite is green” / “all N tests in X
+                                              pass” next to a run that reports failures (not
+                                              excused as unrelated)
 ``unchanged-claim-vs-change`` contradiction   “the public API is unchanged” next to a renamed
                                               public member (“`a.b` is now `a.c`”)
 ``all-claimed-some-deferred`` contradiction   “all N X were migrated” and “I'll port them
@@ -50,7 +62,9 @@ rule id                       assessment      fires when
 ``open-item``                 omission        a pending/in-progress Todo the user did not
                                               descope
 ``failures-remain``           omission        the request asked for passing/green/clean and the
-                                              answer reports failures remaining (unless the
+                                              answer reports failures remaining or a partial
+                                              pass count (“47 of 48 passed”, “48 个中 47 个
+                                              通过”) (unless the
                                               request named one suite and the failure is
                                               explained as unrelated / pre-existing)
 ``constraint-violated``       omission        the request forbids a kind of change (public API,
@@ -58,9 +72,11 @@ rule id                       assessment      fires when
 ``answer-admits-unfinished``  omission        the answer says a part was not got to / not
                                               finished
 ``requested-deliverable-missing`` omission    the request asks to add tests / update docs,
-                                              README, changelog / bump the version and neither
-                                              the Todos nor the answer mention it (absence
-                                              rules stay silent on a thin report)
+                                              README, changelog / bump the version /
+                                              regenerate the lockfile / provide a rollback
+                                              script / mask (脱敏) a value, and neither the
+                                              Todos nor the answer mention it (absence rules
+                                              stay silent on a thin report)
 ``listed-item-missing``       omission        the request lists three or more things to act
                                               on; the Todos and answer name all but one
 ``required-name-missing``     omission        a request clause requires a named field/flag
@@ -335,7 +351,7 @@ _HEDGED_SUGGESTION = _rx(
     r"^\s*(?:[-*+•]\s+|\d+[.)]\s+)?(?:maybe|perhaps|possibly|optionally|也许|或许|可以考虑|考虑)"
 )
 _OFFER = _rx(
-    r"\bif you (want|like|'d like|would like|prefer)\b|\blet me know if\b|\bhappy to\b"
+    r"\bif you(?: want| like|['’]d like| would like| prefer)\b|\blet me know if\b|\bhappy to\b"
     r"|\bi can also\b|\b(want|like) me to also\b|\boptional(ly)?\b|\bfollow-?up\b"
     r"|\bseparate (pr|mr|change|commit|ticket)\b|\bas well\b|\bwhile i'm at it\b"
     r"|需要的话|如果需要|如果你需要|有需要|可选|顺手|顺便|另外可以|不改也不影响"
@@ -359,6 +375,7 @@ _CHOICE = _rx(r"\bwhich\b|\bprefer\b|\beither\b|\bor\b[^?]{0,80}\?|还是|哪个
 _PERMISSION = _rx(
     r"\b(should i|shall i|do you want me to|want me to|would you like me to|ok(ay)? to"
     r"|is it ok|can i|may i|go ahead|proceed)\b|要不要|是否|可以吗|行吗|能否|好吗|可不可以"
+    r"|(?:需要|要)我[^？?。]{0,40}吗"
 )
 #: An explicit ask for a decision, approval or input (no question mark needed).
 _EXPLICIT_ASK = _Gate(
@@ -375,7 +392,12 @@ _EXPLICIT_ASK = _Gate(
         r"|\byou(?:['’]ll| will| would| can| could)? (?:need to |have to )?(?:run|apply|execute"
         r"|trigger|merge|approve|do) (?:this|these|that|those|it|them)\b[^.\n]{0,60}\byourself\b"
         r"|\b(?:up to you|your call|you decide)\b"
-        r"|请(你)?(确认|选择|提供|决定|批准|授权|选)|需要你(来)?(确认|提供|决定|选择|批准|授权|执行|选|定|拍板|手动)"
+        r"|\buntil you(?: or [\w -]{1,30}?)? (?:confirm|decide|approve|choose|sign off|say|give)\b"
+        r"|\b(?:decision|call|choice) (?:that )?(?:i|we) (?:can['’]t|cannot|can not|shouldn['’]t)"
+        r" make\b"
+        r"|\bif you run\b[^.\n]{1,80}\byourself\b"
+        r"|请(你)?(确认|选择|提供|决定|批准|授权|选)"
+        r"|需要你(?:或[^，。；\s]{1,8})?(来)?(确认|提供|决定|选择|批准|授权|执行|选|定|拍板|手动)"
         r"|等你(确认|决定|回复|选)|需要(用户|你的)(确认|授权|批准|决定)|由你(来)?(决定|选|定)"
         r"|你(来)?(决定|定一下|选一下|拍板)"
     ),
@@ -386,6 +408,8 @@ _EXPLICIT_ASK = _Gate(
         "wait",
         "require",
         "yourself",
+        "until you",
+        " make",
         "up to you",
         "your call",
         "you decide",
@@ -395,6 +419,18 @@ _EXPLICIT_ASK = _Gate(
         "由你",
         "你",
     ),
+)
+#: The agent lacks a credential or access that only the user can give ("I have
+#: neither", "Token … 我这边没有"): an ask only in a turn that is visibly blocked.
+_LACKS_ACCESS = _Gate(
+    _rx(
+        r"\band i have neither\b"
+        r"|\bi (?:don['’]t|do not) have (?:the |a |an |any )?(?:[\w-]+ ){0,3}?(?:credentials?"
+        r"|access|tokens?|keys?|permissions?|password)\b"
+        r"|(?:token|key|凭证|密钥|权限|账号|证书|授权)[^。\n]{0,40}我(?:这边|这里|目前)?没有"
+        r"|我(?:这边|这里|目前)?没有[^。\n]{0,20}(?:token|key|凭证|密钥|权限|账号)"
+    ),
+    ("neither", "have", "没有"),
 )
 _WH_QUESTION = _rx(r"\b(what|where|who|when|how)\b|什么|哪里|多少|谁")
 #: Completion is blocked until the user answers.
@@ -441,7 +477,7 @@ _DEFERRAL = _rx(
     r"\b(?:it['’]?s|it is|everything(?:['’]s| is)?|all|changes are|the work is|code is)"
     r"(?: all)? (?:on|in|at) (?:the )?(?:`[^`\n]+` |[\w./-]+ )?(?:branch|pr|mr|commit|fork)\b"
     r"|\b(?:pushed|committed) (?:it |everything |all )?to (?:the )?(?:`[^`\n]+`|[\w./-]+)"
-    r"(?: branch)?\s*[.!]?$"
+    r"(?: branch)?(?:\s*[.!](?=\s|$)|\s*$)"
     r"|(?:都|全部|代码|改动)(?:已经?)?(?:在|推到|提交到)了? ?(?:`[^`\n]+`|[\w./-]+)? ?分支"
     r"|\bsee (the )?(pr|mr|diff|commit|branch)\b|\bshould (work|be (good|fine|ok))\b"
     r"|\bas discussed\b|\bgood to go\b|细节见|详见|见 ?(mr|pr)|应该(没问题|可以了|好了)"
@@ -820,15 +856,21 @@ def _authorizing_request(view: _View, question: str) -> Position | None:
     if _ASK_FIRST.search(view.request_text):
         return None
     terms = {m.group(0).lower() for m in _RISKY.finditer(question)}
-    if not terms:
+    commands = {m.group(1).strip().lower() for m in _COMMAND_SPAN.finditer(question)}
+    if not (terms or commands):
         return None
     for req in view.requests:
         if _REQUEST_NEGATED.search(req.text) and not re.search(r"已经|already", req.text, _I):
             continue
         low = req.text.lower()
-        if any(_term_in(low, term) for term in terms):
+        if any(_term_in(low, term) for term in terms) or any(f"`{cmd}" in low for cmd in commands):
             return req
     return None
+
+
+#: A code span that reads as a command (“`helm upgrade`”, “`terraform apply`”): a tool
+#: name and a sub-command, the kind of action a request can name and thereby authorize.
+_COMMAND_SPAN = re.compile(r"`([a-z][\w.-]*(?: [a-z][\w:.-]*){1,2})`")
 
 
 def _term_in(text: str, term: str) -> bool:
@@ -890,10 +932,17 @@ def _rule_asks_user(view: _View) -> RuleHit | None:
                 f"the answer ends by asking the user to choose or authorize: “{_quote(pos.text)}”",
                 0.75,
             )
-    if not _EXPLICIT_ASK.search(view.answer_text) or not _blocked(view):
+    explicit = bool(_EXPLICIT_ASK.search(view.answer_text))
+    lacks = bool(view.open_todos or _BLOCKED.search(view.answer_text)) and bool(
+        _LACKS_ACCESS.search(view.answer_text)
+    )
+    if not (lacks or (explicit and _blocked(view))):
         return None
     for pos in view.answers:  # an explicit ask earlier in a turn that is visibly blocked
-        if _EXPLICIT_ASK.search(pos.text) and not _OFFER.search(pos.text):
+        if (
+            (explicit and _EXPLICIT_ASK.search(pos.text))
+            or (lacks and _LACKS_ACCESS.search(pos.text))
+        ) and not _OFFER.search(pos.text):
             return _hit(
                 "asks-user",
                 "needs-user",
@@ -969,11 +1018,13 @@ def _rule_open_item_claimed_passing(view: _View) -> RuleHit | None:
             _same_topic(todo.text, a.text, code) for a in view.negated_answers()
         ):
             continue  # the answer accounts for the open item: not a claim of success
+        names = {t for t in tokens if len(t) >= 5 and (t in code or re.search(r"[-_./]", t))}
         claims = [
             a
             for a in view.success_claims()
             if _same_topic(todo.text, a.text, code)
             or (marked and any(_contains_token(a.text, t) for t in tokens if len(t) >= 5))
+            or (names and _claim_names(a.text, names))
         ]
         claims.sort(key=lambda a: not _STRONG_CLAIM.search(a.text))
         for a in claims[:1]:
@@ -986,6 +1037,17 @@ def _rule_open_item_claimed_passing(view: _View) -> RuleHit | None:
                 0.8,
             )
     return None
+
+
+def _claim_names(text: str, names: set[str]) -> bool:
+    """A sentence of ``text`` that claims success and names one of ``names`` (an open
+    Todo's own identifier, e.g. the branch or job it was to verify on)."""
+    for sentence in _sentences(text):
+        if not _SUCCESS_CLAIM.search(sentence) or _NEGATION.search(_strip_code(sentence)):
+            continue
+        if any(_contains_token(sentence, t) for t in names):
+            return True
+    return False
 
 
 def _partial_fraction(text: str) -> bool:
@@ -1032,8 +1094,8 @@ _DENY_ALL = _rx(
     r"|没(有)?(动|改动|碰)|未(改动|修改)|不需要(改|修改|变更)"
 )
 _DENY_VERB = _rx(
-    r"\b(didn['’]t|did not|haven['’]t|have not|won['’]t|wasn['’]t|weren['’]t|not|no|never"
-    r"|couldn['’]t|could not|can['’]t|cannot|unable to|failed to)\b"
+    r"(?:\b(didn['’]t|did not|haven['’]t|have not|won['’]t|wasn['’]t|weren['’]t|not|no|never"
+    r"|couldn['’]t|could not|unable to|failed to)|\b(?:i|we)(?: still)? (?:can['’]t|cannot))\b"
     r"[^.;:,\n]{0,25}"
     r"|\bno (new )?[\w-]+ (were|was) \w+|没有|没|未|并未|不|无法"
 )
@@ -1042,7 +1104,7 @@ _KEPT = _Gate(
     _rx(
         r"\b(kept|keeping|left (?:it |them )?(?:in place|as is|as-is|alone)"
         r"|still (?:there|in place))\b"
-        r"|保留了?|留着|没(有)?(删|移除|去掉)"
+        r"|(?<!只)保留了?|留着|没(有)?(删|移除|去掉)"
     ),
     (
         "kept",
@@ -1092,6 +1154,17 @@ def _denials_of(
     return tuple(found)
 
 
+@functools.lru_cache(maxsize=4096)
+def _prose(text: str) -> str:
+    """``text`` without code spans and identifier-like tokens (``drop_duplicates(...)``,
+    ``executeInTransaction=false``, ``a.b``): what is left are the words that describe
+    the work, so an identifier never passes for a verb of the work."""
+    return _IDENTIFIER_LIKE.sub(" ", _strip_code(text))
+
+
+_IDENTIFIER_LIKE = re.compile(r"[^\s]*(?:[_(=/]|[a-z][A-Z]|\w\.\w)[^\s]*")
+
+
 def _object_tokens(todo: Position, todos: Sequence[Position]) -> set[str]:
     """Distinctive tokens of a Todo item that name a thing, not an action or a topic word."""
     return {
@@ -1131,7 +1204,7 @@ def _rule_done_item_denied(view: _View) -> RuleHit | None:
                             todo,
                             _topics(todo.text),
                             _object_tokens(todo, view.todos),
-                            {n for n, rx in _VERB_CLASSES.items() if rx.search(todo.text)},
+                            {n for n, rx in _VERB_CLASSES.items() if rx.search(_prose(todo.text))},
                         )
                         for todo in done
                     ]
@@ -1369,7 +1442,9 @@ def _rule_failures_remain(view: _View) -> RuleHit | None:
     universal = bool(_UNIVERSAL_PASS.search(request))
     for a in view.answers:
         for sentence in _sentences(a.text):
-            if _FAILURES_REMAIN.search(sentence) and not _zero_failures(sentence):
+            if (
+                _FAILURES_REMAIN.search(sentence) and not _zero_failures(sentence)
+            ) or _partial_pass(sentence):
                 if not universal and any(
                     _UNRELATED.search(b.text)
                     for b in view.answers
@@ -1399,6 +1474,24 @@ _UNRELATED = _rx(
     r"|\bwithout (my|this|the) change\b"
     r"|无关|本来就|原本就|之前就(有|失败|挂)|主干上?也|不是(这次|本次)(改动|修改)(引起|导致)"
 )
+
+
+#: "N of M passed" (done first) and "M 个中 N 个通过" (total first).
+_PASS_OF_EN = _rx(
+    r"\b(\d{1,6})\s*(?:of|out of|/)\s*(?:the\s+)?(\d{1,6})\b[^.;\n]{0,30}?\b(?:pass(?:ed|es|ing)?"
+    r"|green|succeed\w*)\b"
+)
+_PASS_OF_ZH = re.compile(
+    r"(\d{1,6})\s*个?(?:用例|测试)?(?:中|里)\s*(?:有\s*)?(\d{1,6})\s*个?(?:用例|测试)?通过"
+)
+
+
+def _partial_pass(sentence: str) -> bool:
+    """A run that reports fewer passes than it ran ("47 of 48 passed", "48 个中 47 个通过")."""
+    for m in _PASS_OF_EN.finditer(sentence):
+        if int(m.group(1)) < int(m.group(2)):
+            return True
+    return any(int(m.group(2)) < int(m.group(1)) for m in _PASS_OF_ZH.finditer(sentence))
 
 
 def _zero_failures(sentence: str) -> bool:
@@ -1489,6 +1582,21 @@ _DELIVERABLES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
         _rx(r"\bversion\b|版本号?"),
         _rx(r"\b(bump|increment|raise|update)\b|升|改|更新"),
     ),
+    "lockfile": (
+        _rx(
+            r"\block ?files?\b|\b(?:package-lock\.json|yarn\.lock|pnpm-lock\.yaml|poetry\.lock"
+            r"|cargo\.lock|gemfile\.lock|composer\.lock|uv\.lock|go\.sum)\b|锁文件"
+        ),
+        _rx(r"\b(regenerate|update|refresh|commit|delete|remove|include)\b|重新生成|更新|提交|删"),
+    ),
+    "rollback": (
+        _rx(r"\brollback\b|\broll-back\b|\bdown migrations?\b|回滚"),
+        _rx(r"\b(provide|add|write|include|create|prepare|ship)\b|提供|写|加|准备|附上|补"),
+    ),
+    "masking": (
+        _rx(r"\b(mask|masked|redact|redacted)\b|脱敏|掩码|打码"),
+        _rx(r"\b(must|should|needs?|make sure|ensure|mask|redact)\b|要|需要|必须|务必|确保"),
+    ),
 }
 
 
@@ -1502,6 +1610,13 @@ _DELIVERED: dict[str, re.Pattern[str]] = {
         r"|\bspecs?\b|\btest_|_test\b|\.test\.|\bpytest\b|\bjest\b|\bvitest\b|\bgo test\b"
         r"|单测|单元测试|用例|(回归|集成|自动化|新增|补充?了?|加了?|写了?)(一个|了)?测试"
         r"|测试(?!账号|账户|环境|数据|服务器|机|站|人员|同学|用户|库)"
+    ),
+    "lockfile": _rx(r"\block ?files?\b|[\w-]\.lock\b|-lock\.|\bgo\.sum\b|锁文件"),
+    "rollback": _rx(
+        r"\broll-?backs?\b|\broll(?:ed|ing)? back\b|\bdown migrations?\b|\brevert|回滚"
+    ),
+    "masking": _rx(
+        r"\b(mask\w*|redact\w*|obfuscat\w*|anonymi[sz]\w*)|脱敏|掩码|打码|\d\*{3,}|\*{3,}\d"
     ),
 }
 
@@ -1523,7 +1638,7 @@ def _rule_deliverable_missing(view: _View) -> RuleHit | None:
             if _DELIVERED[name].search(report):
                 continue
             if any(
-                _DESCOPE.search(later.text) and _TOPICS[name].search(later.text)
+                _DESCOPE.search(later.text) and _DELIVERED[name].search(later.text)
                 for later in view.later_requests
                 if (later.message or 1) > (req.message or 1)
             ):
@@ -1547,7 +1662,12 @@ _COUNTED_INTRO = re.compile(
     r"(files?|places?|call[- ]sites?|endpoints?|routes?|modules?|packages?|components?"
     r"|services?|handlers?|tables?|pages?|jobs?|functions?|classes?|steps?|changes?|items?"
     r"|文件|接口|路由|模块|包|组件|服务|表|页面|任务|函数|步骤|处|项)"
-    r"[^\d\n]{0,30}[:：][ \t]*$",
+    r"[^\d\n]{0,30}[:：][ \t]*$"
+    r"|^[ \t]*(?:[\w-]+[ \t]+){0,2}?[\u4e00-\u9fff]{0,6}?"
+    r"(?:files?|endpoints?|routes?|modules?|packages?|components?"
+    r"|services?|tables?|pages?|functions?|classes?|steps?|changes?|文件|接口|模块|组件|服务|表)"
+    r"(?:[ \t]+(?:changed|modified|updated|touched|added|removed|converted|migrated))?"
+    r"[ \t]*[(（](\d{1,3})[)）][ \t]*[:：][ \t]*$",
     re.IGNORECASE | re.MULTILINE,
 )
 #: The intro presents a sample, not the whole list ("including", "e.g.", "其中").
@@ -1567,7 +1687,7 @@ def _rule_list_count_mismatch(view: _View) -> RuleHit | None:
         m = _COUNTED_INTRO.search(line)
         if m is None or _PARTIAL_LIST.search(line):
             continue
-        claimed = int(m.group(1))
+        claimed = int(m.group(1) or m.group(3))
         count, indent = 0, None
         for follow in lines[i + 1 :]:
             if not follow.strip():
@@ -1689,7 +1809,8 @@ _GREEN_CLAIM = _Gate(
     _rx(
         r"\b(?:whole|full|entire|test) suite\b[^.;\n]{0,20}\b(?:is |was )?(?:now )?"
         r"(?:green|pass(?:es|ed|ing)?)\b"
-        r"|\ball (?:the )?(?:\d+ )?tests? (?:now )?(?:pass(?:es|ed)?|are green)\b"
+        r"|\ball (?:the )?(?:\d+ )?tests?(?:\s+(?:in|under|for)\s+[^\s.;,]{0,60})?\s+(?:now )?"
+        r"(?:pass(?:es|ed)?|are green)\b"
         r"|\beverything (?:is )?(?:green|pass(?:es|ing)?)\b|\b(?:ci|pipeline) is (?:now )?green\b"
         r"|(?:测试|用例|单测)(?:已经?)?(?:全部|都)(?:已经?)?通过|全绿"
     ),
@@ -1860,18 +1981,27 @@ def _rule_version_mismatch(view: _View) -> RuleHit | None:
             and not any(rx.search(t) for rx in _VERB_CLASSES.values())
             and t not in ("bump", "upgrade", "pin", "set", "deploy", "release")
         }
+        objects |= {
+            part
+            for t in objects
+            if "-" in t
+            for part in t.split("-")
+            if len(part) >= 4 and part not in _STOPWORDS and part not in _VERSION_NOISE
+        }
         if not objects:
             continue
         for a in view.answers:
             if wanted in a.text and not _VERSION.search(a.text.replace(wanted, "")):
                 continue
             for clause in _CLAUSE_BREAK.split(a.text):
-                if wanted in clause or _VERSION_FROM.search(_strip_code(clause)):
+                if wanted in clause:
                     continue
                 if not any(_contains_token(clause, t) for t in objects):
                     continue
                 for m in _VERSION.finditer(clause):
                     other = m.group(1)
+                    if _old_version(clause, m.start(), m.end()):
+                        continue
                     if _same_version_shape(wanted, other) and other != wanted:
                         return _hit(
                             "version-mismatch",
@@ -1885,6 +2015,22 @@ def _rule_version_mismatch(view: _View) -> RuleHit | None:
     return None
 
 
+#: Parts of a hyphenated package name that say nothing about which thing it is.
+_VERSION_NOISE = frozenset(["starter", "parent", "plugin", "core", "common", "utils", "main"])
+_VERSION_FROM_BEFORE = _rx(
+    r"(?:\b(?:from|was|previously|old|instead of|before|currently)\b|从|原来|之前|旧)"
+    r"[\s*_`(]*(?:v)?$"
+)
+_VERSION_TO_AFTER = re.compile(r"[\s*_`)]*(?:→|->|=>|\bto\b|到)", re.I)
+
+
+def _old_version(clause: str, start: int, end: int) -> bool:
+    """Whether the version at ``clause[start:end]`` reads as the old value ("from 3.1.9",
+    "3.1.9 → 3.2.5", "was 2.0")."""
+    before = clause[max(0, start - 24) : start]
+    return bool(_VERSION_FROM_BEFORE.search(before) or _VERSION_TO_AFTER.match(clause, end))
+
+
 def _same_version_shape(a: str, b: str) -> bool:
     pa, pb = a.split("."), b.split(".")
     return len(pa) == len(pb) and pa[0] == pb[0]
@@ -1896,7 +2042,8 @@ _LIST_VERB_EN = _rx(
     r"^(?:please |also |then |and |now )?(?:add|update|bump|upgrade|migrate|move|convert|port"
     r"|rename|remove|delete|drop|fix|cache|implement|create|write|support|replace|switch|apply"
     r"|enable|disable|expose|wire|cover|document|translate|refactor|set|change|deploy|configure"
-    r"|install|pin|backfill|handle|validate|localize|register|mark|clean ?up)\b"
+    r"|install|pin|backfill|handle|validate|localize|register|mark|clean ?up|show|display|hide"
+    r"|disable|log|record|return|emit|send|store|expose|track)\b"
 )
 _LIST_VERB_ZH = re.compile(
     r"(把|给|将|为|对)[^，。；]{0,40}(加|改|换|删|补|更新|迁移|升级|接入|支持|处理)"
@@ -1912,8 +2059,9 @@ def _request_lists(text: str) -> Iterable[list[str]]:
         sentence = sentence.strip()
         if not sentence or _REQUEST_NEGATED.search(sentence) or _EXAMPLES.search(sentence):
             continue
-        if _LIST_VERB_EN.search(sentence):
-            body = sentence.split(":", 1)[1] if ":" in sentence else sentence
+        after_colon = sentence.split(":", 1)[1].strip() if ":" in sentence else ""
+        if _LIST_VERB_EN.search(sentence) or _LIST_VERB_EN.search(after_colon):
+            body = after_colon or sentence
             if body.count(",") < 1 or " and " not in body:
                 continue
             items = [i for i in _ITEM_SPLIT_EN.split(body.rstrip(".")) if i.strip()]
