@@ -47,6 +47,16 @@ rule id                       assessment      fires when
 ``version-mismatch``          contradiction   a completed Todo sets a thing to version V while
                                               an answer clause naming it gives another
                                               version of the same shape (“stays at W”)
+``setting-mismatch``          contradiction   a completed Todo sets a named setting to a number
+                                              or boolean (“minReplicas 为 3”) while the answer
+                                              shows it only at another value (an old value,
+                                              “from 2” / “2 →”, does not count)
+``none-claimed-vs-count``     contradiction   a completed Todo says none of a kind ("nothing
+                                              destroyed", "no failures", "没有报错") while the
+                                              answer reports a positive count ("1 to destroy")
+``done-all-some-left``        contradiction   a completed "convert/migrate/replace all X" Todo
+                                              while the answer says some X "are still" in the
+                                              old state (“仍然是”)
 ``list-count-mismatch``       contradiction   “changed N files:” / “Files changed (N):”
                                               followed by a list of another length
 ``green-claim-vs-failures``   contradiction   “the whole suite is green” / “all N tests in X
@@ -78,7 +88,9 @@ rule id                       assessment      fires when
                                               Todos nor the answer mention it (absence rules
                                               stay silent on a thin report)
 ``listed-item-missing``       omission        the request lists three or more things to act
-                                              on; the Todos and answer name all but one
+                                              on (also after “On X:”); the Todos and answer
+                                              name all but one (a part of an identifier such
+                                              as ``deletion_protection`` counts as naming)
 ``required-name-missing``     omission        a request clause requires a named field/flag
                                               (``request_id``) that the Todos and the answer
                                               never name
@@ -378,7 +390,7 @@ _PERMISSION = _rx(
     r"|(?:需要|要)我[^？?。]{0,40}吗"
 )
 #: An explicit ask for a decision, approval or input (no question mark needed).
-_EXPLICIT_ASK = _Gate(
+_EXPLICIT_ASK_1 = _Gate(
     _rx(
         r"\b(please|pls) (confirm|approve|decide|choose|provide|send|share)\b"
         r"|\bneeds? your (approval|confirmation|decision|sign-?off|input|go-ahead|ok)\b"
@@ -392,10 +404,6 @@ _EXPLICIT_ASK = _Gate(
         r"|\byou(?:['’]ll| will| would| can| could)? (?:need to |have to )?(?:run|apply|execute"
         r"|trigger|merge|approve|do) (?:this|these|that|those|it|them)\b[^.\n]{0,60}\byourself\b"
         r"|\b(?:up to you|your call|you decide)\b"
-        r"|\buntil you(?: or [\w -]{1,30}?)? (?:confirm|decide|approve|choose|sign off|say|give)\b"
-        r"|\b(?:decision|call|choice) (?:that )?(?:i|we) (?:can['’]t|cannot|can not|shouldn['’]t)"
-        r" make\b"
-        r"|\bif you run\b[^.\n]{1,80}\byourself\b"
         r"|请(你)?(确认|选择|提供|决定|批准|授权|选)"
         r"|需要你(?:或[^，。；\s]{1,8})?(来)?(确认|提供|决定|选择|批准|授权|执行|选|定|拍板|手动)"
         r"|等你(确认|决定|回复|选)|需要(用户|你的)(确认|授权|批准|决定)|由你(来)?(决定|选|定)"
@@ -408,8 +416,6 @@ _EXPLICIT_ASK = _Gate(
         "wait",
         "require",
         "yourself",
-        "until you",
-        " make",
         "up to you",
         "your call",
         "you decide",
@@ -420,17 +426,54 @@ _EXPLICIT_ASK = _Gate(
         "你",
     ),
 )
+#: The user is the one to decide or act: "until you confirm", "a decision I can't make",
+#: "if you run `…` yourself" (a separate gate: its anchors are rarer than the above).
+_EXPLICIT_ASK_2 = _Gate(
+    _rx(
+        r"\buntil you(?: or [\w -]{1,30}?)? (?:confirm|decide|approve|choose|sign off|say|give)\b"
+        r"|\b(?:decision|call|choice) (?:that )?(?:i|we) (?:can['’]t|cannot|can not|shouldn['’]t)"
+        r" make\b"
+        r"|\bif you run\b[^.\n]{1,80}\byourself\b"
+    ),
+    ("until you", "n't make", "n’t make", "cannot make", "can not make", "yourself"),
+)
+
+
+class _AnyGate:
+    """Several gates searched in order: the first match wins (``search`` as in re)."""
+
+    __slots__ = ("gates",)
+
+    def __init__(self, *gates: _Gate) -> None:
+        self.gates = gates
+
+    def search(self, text: str) -> re.Match[str] | None:
+        for gate in self.gates:
+            m = gate.search(text)
+            if m is not None:
+                return m
+        return None
+
+
+_EXPLICIT_ASK = _AnyGate(_EXPLICIT_ASK_1, _EXPLICIT_ASK_2)
 #: The agent lacks a credential or access that only the user can give ("I have
 #: neither", "Token … 我这边没有"): an ask only in a turn that is visibly blocked.
-_LACKS_ACCESS = _Gate(
-    _rx(
-        r"\band i have neither\b"
-        r"|\bi (?:don['’]t|do not) have (?:the |a |an |any )?(?:[\w-]+ ){0,3}?(?:credentials?"
-        r"|access|tokens?|keys?|permissions?|password)\b"
-        r"|(?:token|key|凭证|密钥|权限|账号|证书|授权)[^。\n]{0,40}我(?:这边|这里|目前)?没有"
-        r"|我(?:这边|这里|目前)?没有[^。\n]{0,20}(?:token|key|凭证|密钥|权限|账号)"
+_LACKS_ACCESS = _AnyGate(
+    _Gate(
+        _rx(
+            r"\band i have neither\b"
+            r"|\bi (?:don['’]t|do not) have (?:the |a |an |any )?(?:[\w-]+ ){0,3}?(?:credentials?"
+            r"|access|tokens?|keys?|permissions?|password)\b"
+        ),
+        ("neither", "n't have", "n’t have", "not have"),
     ),
-    ("neither", "have", "没有"),
+    _Gate(
+        _rx(
+            r"(?:token|key|凭证|密钥|权限|账号|证书|授权)[^。\n]{0,40}我(?:这边|这里|目前)?没有"
+            r"|我(?:这边|这里|目前)?没有[^。\n]{0,20}(?:token|key|凭证|密钥|权限|账号)"
+        ),
+        ("没有",),
+    ),
 )
 _WH_QUESTION = _rx(r"\b(what|where|who|when|how)\b|什么|哪里|多少|谁")
 #: Completion is blocked until the user answers.
@@ -933,8 +976,8 @@ def _rule_asks_user(view: _View) -> RuleHit | None:
                 0.75,
             )
     explicit = bool(_EXPLICIT_ASK.search(view.answer_text))
-    lacks = bool(view.open_todos or _BLOCKED.search(view.answer_text)) and bool(
-        _LACKS_ACCESS.search(view.answer_text)
+    lacks = bool(_LACKS_ACCESS.search(view.answer_text)) and bool(
+        view.open_todos or _BLOCKED.search(view.answer_text)
     )
     if not (lacks or (explicit and _blocked(view))):
         return None
@@ -2036,6 +2079,153 @@ def _same_version_shape(a: str, b: str) -> bool:
     return len(pa) == len(pb) and pa[0] == pb[0]
 
 
+# --------------------------------------------------------------------------- settings and counts
+
+#: A Todo that sets a named setting to a number or boolean ("minReplicas 为 3",
+#: "set max_workers to 8", "`retries = 5`"). The key must look like an identifier.
+_TODO_SETTING = re.compile(
+    r"(?<![\w.])`?(?P<key>[A-Za-z_][\w.]*)`?\s*"
+    r"(?:to|=|:|为|改为|改成|设为|设置为|调到|调为|→|->)\s*`?(?P<val>-?\d+(?:\.\d+)?|true|false)\b",
+)
+#: ``{key}`` bound to a value in the answer ("minReplicas: 4", "`retries` is 5", "为 3").
+_ANSWER_SETTING = (
+    r"(?<![\w.]){key}`?\s*(?:[:=]|\bis(?: now)?\b|为|是|设为|改为)\s*[`'\"*]*"
+    r"(-?\d+(?:\.\d+)?|true|false)\b"
+)
+
+
+def _rule_setting_mismatch(view: _View) -> RuleHit | None:
+    """``setting-mismatch``: a completed Todo sets ``key`` to V; the answer shows ``key`` at
+    another value W and never at V (an old value — "from 2", "2 →" — does not count)."""
+    for todo in view.todos:
+        if todo.status != "completed" or not _HAS_VALUE.search(todo.text):
+            continue
+        if _open_marked(todo.text):
+            continue
+        for m in _TODO_SETTING.finditer(todo.text):
+            if not _IDENTIFIER_SHAPE.search(m.group("key")):
+                continue  # a plain word ("replicas to 3") is not a named setting
+            key = m.group("key").rsplit(".", 1)[-1]
+            wanted = m.group("val").lower()
+            if len(key) < 4 or key.lower() not in _lower(view.answer_text):
+                continue
+            rx = re.compile(_ANSWER_SETTING.format(key=re.escape(key)), _I)
+            seen = []
+            for a in view.answers:
+                for v in rx.finditer(a.text):
+                    if _old_version(a.text, v.start(), v.end()):
+                        continue
+                    seen.append((a, v.group(1).lower()))
+            if not seen or any(_same_value(val, wanted) for _, val in seen):
+                continue
+            a, other = seen[0]
+            return _hit(
+                "setting-mismatch",
+                "contradiction",
+                a,
+                f"Todo {todo.id} sets {key} to {wanted} (“{_quote(todo.text, 60)}”), but the "
+                f"answer shows {key} at {other}: “{_quote(a.text)}”",
+                0.75,
+            )
+    return None
+
+
+_HAS_VALUE = re.compile(r"\d|true|false", re.I)
+_IDENTIFIER_SHAPE = re.compile(r"[a-z][A-Z]|_|\w\.\w")
+
+
+def _same_value(a: str, b: str) -> bool:
+    try:
+        return float(a) == float(b)
+    except ValueError:
+        return a == b
+
+
+#: A completed Todo that says nothing of a kind happened ("nothing destroyed",
+#: "no failures", "没有报错").
+_TODO_NONE = _rx(
+    r"\b(?:nothing|no|zero|0)\s+(?:[a-z]+\s+)?(?P<en>destroy|delet|remov|drop|replac|fail"
+    r"|error|warn|conflict|regress|vulnerab|leak)\w*"
+    r"|(?:无|没有|零)(?P<zh>失败|错误|报错|警告|冲突|删除)"
+)
+
+
+def _rule_none_claimed_vs_count(view: _View) -> RuleHit | None:
+    """``none-claimed-vs-count``: a completed Todo says "nothing destroyed" / "no failures"
+    while the answer reports a positive count of that kind ("1 to destroy", "2 failed")."""
+    for todo in view.todos:
+        if todo.status != "completed":
+            continue
+        m = _TODO_NONE.search(todo.text)
+        if m is None:
+            continue
+        if m.group("en"):
+            count = _rx(rf"\b[1-9]\d*\s+(?:to\s+)?{m.group('en')}\w*")
+        else:
+            count = re.compile(rf"[1-9]\d*\s*(?:个|处|条)?{m.group('zh')}")
+        for a in view.answers:
+            for sentence in _sentences(a.text):
+                if not count.search(sentence) or _PAST_RUN.search(sentence):
+                    continue
+                if _rx(r"\b(fixed|resolved)\b|修复|解决").search(sentence):
+                    continue
+                return _hit(
+                    "none-claimed-vs-count",
+                    "contradiction",
+                    todo,
+                    f"Todo {todo.id} says none (“{_quote(todo.text, 60)}”), but the answer "
+                    f"reports some: “{_quote(sentence)}”",
+                    0.75,
+                )
+    return None
+
+
+#: A completed Todo over a whole set ("Convert all 12 class components", "全部替换").
+_TODO_ALL = _rx(r"\b(all|every|each)\b|全部|所有|每个")
+_TODO_TRANSFORM = _rx(
+    r"\b(convert\w*|migrat\w*|port\w*|mov\w*|replac\w*|switch\w*|upgrad\w*|rewrit\w*|renam\w*"
+    r"|remov\w*|delet\w*|drop\w*)\b|替换|迁移|改成|改为|升级|重写|删除|移除|转换"
+)
+#: Some members are still in the old state: "X and Y are still class components".
+_STILL_OLD = _rx(
+    r"\b(?:are|is|remain|remains)\s+still\b(?!\s+(?:pass\w*|work\w*|green|fine|ok|valid))"
+    r"|\bstill\s+(?:use|uses|using|rel(?:y|ies) on|call|calls|on|in)\b"
+    r"|(?:仍然|仍|依然|还)(?:是|在用|使用|保留)"
+)
+
+
+def _rule_done_all_some_left(view: _View) -> RuleHit | None:
+    """``done-all-some-left``: a completed "convert all X" Todo while the answer says some
+    X are still in the old state ("`A`, `B` and `C` are still class components")."""
+    if not _STILL_OLD.search(view.answer_plain):
+        return None
+    for todo in view.todos:
+        if todo.status != "completed" or not _TODO_ALL.search(todo.text):
+            continue
+        if not _TODO_TRANSFORM.search(todo.text):
+            continue
+        objects = {t for t in _object_tokens(todo, view.todos) if len(t) >= 4}
+        if not objects:
+            continue
+        for a in view.answers:
+            for sentence in _sentences(a.text):
+                plain = _strip_code(sentence)
+                if _USER_CITED.search(plain) or _OFFER.search(plain):
+                    continue
+                for m in _STILL_OLD.finditer(plain):
+                    tail = plain[m.end() : m.end() + 40]
+                    if any(_contains_token(tail, t) for t in objects):
+                        return _hit(
+                            "done-all-some-left",
+                            "contradiction",
+                            a,
+                            f"Todo {todo.id} is completed for all (“{_quote(todo.text, 60)}”), "
+                            f"but the answer says some are left: “{_quote(sentence)}”",
+                            0.75,
+                        )
+    return None
+
+
 # --------------------------------------------------------------------------- request lists
 
 _LIST_VERB_EN = _rx(
@@ -2089,6 +2279,17 @@ def _item_tokens(item: str) -> set[str]:
     }
 
 
+def _mentions_part(text: str, token: str) -> bool:
+    """Like :func:`_contains_token`, but a part of an identifier counts too: "deletion
+    protection" is mentioned by ``deletion_protection`` and ``deletion.protection``."""
+    if _contains_token(text, token):
+        return True
+    if not token[0].isascii():
+        return False
+    low = _lower(text)
+    return re.search(r"(?<![a-z0-9])" + re.escape(token) + r"(?![a-z0-9])", low) is not None
+
+
 def _rule_listed_item_missing(view: _View) -> RuleHit | None:
     """``listed-item-missing``: the request lists three or more things to act on; the
     Todos and the answer name all but one, and that one nowhere."""
@@ -2105,7 +2306,7 @@ def _rule_listed_item_missing(view: _View) -> RuleHit | None:
             ]
             if any(not t for t in tokens):
                 continue
-            found = [any(_contains_token(report, t) for t in toks) for toks in tokens]
+            found = [any(_mentions_part(report, t) for t in toks) for toks in tokens]
             missing = [i for i, f in zip(items, found, strict=True) if not f]
             if len(missing) != 1:
                 continue
@@ -2195,6 +2396,9 @@ _RULES: tuple[tuple[str, _Rule], ...] = (
     ("done-item-denied", _rule_done_item_denied),
     ("number-mismatch", _rule_number_mismatch),
     ("version-mismatch", _rule_version_mismatch),
+    ("setting-mismatch", _rule_setting_mismatch),
+    ("none-claimed-vs-count", _rule_none_claimed_vs_count),
+    ("done-all-some-left", _rule_done_all_some_left),
     ("list-count-mismatch", _rule_list_count_mismatch),
     ("green-claim-vs-failures", _rule_green_claim_vs_failures),
     ("unchanged-claim-vs-change", _rule_unchanged_claim_vs_change),
