@@ -49,7 +49,7 @@ def test_blind_rules_figures_in_readme_are_current() -> None:
 
     judge, settings = RulesJudge(), Settings()
     flagged = true_flags = problems = right = total = 0
-    for path in sorted((FIXTURES / "heldout2").glob("*.json")):
+    for path in sorted((FIXTURES / "heldout3").glob("*.json")):
         case = json.loads(path.read_text(encoding="utf-8"))
         outcome = run_audit(Material.from_json(case), settings, judge)
         assert outcome.verdict is not None, path.name
