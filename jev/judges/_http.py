@@ -45,14 +45,16 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Self
 
 import httpx
 
+from jev.domain import JudgeInfo, JudgeSettings
 from jev.errors import ContextLengthError, SettingsError, TransportError
 
 __all__ = [
     "MAX_RETRY_AFTER_S",
+    "HttpJudge",
     "JsonPoster",
     "ProviderHTTPError",
     "is_context_length_message",
@@ -477,3 +479,86 @@ class JsonPoster:
         if len(flat) > _EXCERPT_CHARS:
             flat = flat[: _EXCERPT_CHARS - 1] + "…"
         return flat
+
+
+class HttpJudge:
+    """What every HTTP judge shares: settings checks, the key, the poster, repr, close.
+
+    Subclasses set :attr:`provider`, :attr:`default_base_url`, :attr:`default_key_env`
+    and :attr:`model_example`, may override :meth:`_base` to normalise the base URL,
+    and implement ``ask``/``ask_async`` (the :class:`jev.judges.Judge` protocol).
+
+    Args:
+        model: model name (required).
+        base_url: API base ("" = :attr:`default_base_url`).
+        api_key_env: environment variable holding the key ("" = :attr:`default_key_env`).
+        timeout_s: seconds per call (> 0).
+        temperature: sampling temperature.
+        environ: where to read the key (defaults to :data:`os.environ`).
+
+    Raises:
+        SettingsError: ``model`` is empty, or the key variable holds an unusable value.
+    """
+
+    provider = ""
+    default_base_url = ""
+    default_key_env = ""
+    model_example = ""
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str = "",
+        api_key_env: str = "",
+        timeout_s: float = 60.0,
+        temperature: float = 0.0,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        if not model.strip():
+            raise SettingsError(
+                f"judge.model is empty; the {self.provider} judge needs a model name, e.g. "
+                f"`jev settings set judge.model {self.model_example}`"
+            )
+        self.base_url = self._base(base_url or self.default_base_url)
+        self.api_key_env = api_key_env or self.default_key_env
+        self.temperature = float(temperature)
+        self.info = JudgeInfo(provider=self.provider, model=model, heuristic=False)
+        key = read_api_key(self.api_key_env, environ)
+        self._key = key
+        self._poster = JsonPoster(
+            label=f"the {self.provider} judge at {self.base_url}",
+            timeout_s=timeout_s,
+            key_env=self.api_key_env,
+            key_present=key is not None,
+            secrets=(key,) if key else (),
+        )
+
+    @classmethod
+    def from_settings(cls, settings: JudgeSettings) -> Self:
+        """Registry factory: build from a profile's ``[judge]`` table (SPEC §10).
+
+        Raises:
+            SettingsError: ``judge.model`` is empty.
+        """
+        return cls(
+            model=settings.model,
+            base_url=settings.base_url,
+            api_key_env=settings.api_key_env,
+            timeout_s=settings.timeout_s,
+            temperature=settings.temperature,
+        )
+
+    @staticmethod
+    def _base(url: str) -> str:
+        return url.rstrip("/")
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(model={self.info.model!r}, base_url={self.base_url!r}, "
+            f"api_key_env={self.api_key_env!r}, key_set={self._key is not None})"
+        )
+
+    def close(self) -> None:
+        """Close the connection pool (idempotent)."""
+        self._poster.close()

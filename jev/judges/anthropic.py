@@ -31,9 +31,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from jev.domain import JudgeAnswer, JudgeInfo, JudgeInput, JudgeSettings, Numbering, Usage
-from jev.errors import ContextLengthError, SettingsError, TransportError
-from jev.judges._http import JsonPoster, is_context_length_message, read_api_key
+from jev.domain import JudgeAnswer, JudgeInput, Numbering, Usage
+from jev.errors import ContextLengthError, TransportError
+from jev.judges._http import HttpJudge, is_context_length_message
 
 __all__ = [
     "ANTHROPIC_VERSION",
@@ -53,7 +53,7 @@ ANTHROPIC_VERSION = "2023-06-01"
 MAX_TOKENS = 256
 
 
-class AnthropicJudge:
+class AnthropicJudge(HttpJudge):
     """Judge over the Anthropic Messages API (see the module docstring).
 
     Args:
@@ -69,6 +69,11 @@ class AnthropicJudge:
         SettingsError: ``model`` is empty.
     """
 
+    provider = "anthropic"
+    default_base_url = DEFAULT_BASE_URL
+    default_key_env = DEFAULT_KEY_ENV
+    model_example = "claude-haiku-4-5"
+
     def __init__(
         self,
         *,
@@ -80,50 +85,21 @@ class AnthropicJudge:
         max_tokens: int = MAX_TOKENS,
         environ: Mapping[str, str] | None = None,
     ) -> None:
-        if not model.strip():
-            raise SettingsError(
-                "judge.model is empty; the anthropic judge needs a model name, e.g. "
-                "`jev settings set judge.model claude-haiku-4-5`"
-            )
-        base = (base_url or DEFAULT_BASE_URL).rstrip("/")
-        if base.endswith("/v1"):
-            base = base[: -len("/v1")]
-        self.base_url = base
-        self.url = base + "/v1/messages"
-        self.api_key_env = api_key_env or DEFAULT_KEY_ENV
-        self.temperature = float(temperature)
-        self.max_tokens = int(max_tokens)
-        self.info = JudgeInfo(provider="anthropic", model=model, heuristic=False)
-        key = read_api_key(self.api_key_env, environ)
-        self._key = key
-        self._poster = JsonPoster(
-            label=f"the anthropic judge at {self.base_url}",
+        super().__init__(
+            model=model,
+            base_url=base_url,
+            api_key_env=api_key_env,
             timeout_s=timeout_s,
-            key_env=self.api_key_env,
-            key_present=key is not None,
-            secrets=(key,) if key else (),
+            temperature=temperature,
+            environ=environ,
         )
+        self.url = self.base_url + "/v1/messages"
+        self.max_tokens = int(max_tokens)
 
-    @classmethod
-    def from_settings(cls, settings: JudgeSettings) -> AnthropicJudge:
-        """Registry factory: build from a profile's ``[judge]`` table (SPEC §10).
-
-        Raises:
-            SettingsError: ``judge.model`` is empty.
-        """
-        return cls(
-            model=settings.model,
-            base_url=settings.base_url,
-            api_key_env=settings.api_key_env,
-            timeout_s=settings.timeout_s,
-            temperature=settings.temperature,
-        )
-
-    def __repr__(self) -> str:
-        return (
-            f"AnthropicJudge(model={self.info.model!r}, base_url={self.base_url!r}, "
-            f"api_key_env={self.api_key_env!r}, key_set={self._key is not None})"
-        )
+    @staticmethod
+    def _base(url: str) -> str:
+        base = url.rstrip("/")
+        return base[: -len("/v1")] if base.endswith("/v1") else base
 
     # -- Judge protocol -----------------------------------------------------------
 
@@ -145,10 +121,6 @@ class AnthropicJudge:
             self.url, self._headers(), self._body(judge_input)
         )
         return self._answer(data, latency_ms)
-
-    def close(self) -> None:
-        """Close the connection pool (idempotent)."""
-        self._poster.close()
 
     # -- internals ----------------------------------------------------------------
 

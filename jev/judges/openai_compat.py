@@ -38,14 +38,9 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from jev.domain import JudgeAnswer, JudgeInfo, JudgeInput, JudgeSettings, Numbering, Usage
-from jev.errors import ContextLengthError, SettingsError, TransportError
-from jev.judges._http import (
-    JsonPoster,
-    ProviderHTTPError,
-    is_context_length_message,
-    read_api_key,
-)
+from jev.domain import JudgeAnswer, JudgeInput, Numbering, Usage
+from jev.errors import ContextLengthError, TransportError
+from jev.judges._http import HttpJudge, ProviderHTTPError, is_context_length_message
 
 __all__ = ["DEFAULT_BASE_URL", "DEFAULT_KEY_ENV", "OpenAIJudge"]
 
@@ -57,7 +52,7 @@ DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 _FORMAT_MARKERS = ("response_format", "json_object", "json mode", "json_mode")
 
 
-class OpenAIJudge:
+class OpenAIJudge(HttpJudge):
     """Judge over OpenAI-compatible Chat Completions (see the module docstring).
 
     Args:
@@ -74,6 +69,11 @@ class OpenAIJudge:
         SettingsError: ``model`` is empty.
     """
 
+    provider = "openai"
+    default_base_url = DEFAULT_BASE_URL
+    default_key_env = DEFAULT_KEY_ENV
+    model_example = "gpt-4o-mini (or the name your OpenAI-compatible server serves)"
+
     def __init__(
         self,
         *,
@@ -84,49 +84,17 @@ class OpenAIJudge:
         temperature: float = 0.0,
         environ: Mapping[str, str] | None = None,
     ) -> None:
-        if not model.strip():
-            raise SettingsError(
-                "judge.model is empty; the openai judge needs a model name, e.g. "
-                "`jev settings set judge.model gpt-4o-mini` (or the name your "
-                "OpenAI-compatible server serves)"
-            )
-        self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
+        super().__init__(
+            model=model,
+            base_url=base_url,
+            api_key_env=api_key_env,
+            timeout_s=timeout_s,
+            temperature=temperature,
+            environ=environ,
+        )
         self.url = self.base_url + "/chat/completions"
-        self.api_key_env = api_key_env or DEFAULT_KEY_ENV
-        self.temperature = float(temperature)
-        self.info = JudgeInfo(provider="openai", model=model, heuristic=False)
-        key = read_api_key(self.api_key_env, environ)
-        self._key = key
         self._json_mode = True
         self._lock = threading.Lock()
-        self._poster = JsonPoster(
-            label=f"the openai judge at {self.base_url}",
-            timeout_s=timeout_s,
-            key_env=self.api_key_env,
-            key_present=key is not None,
-            secrets=(key,) if key else (),
-        )
-
-    @classmethod
-    def from_settings(cls, settings: JudgeSettings) -> OpenAIJudge:
-        """Registry factory: build from a profile's ``[judge]`` table (SPEC §10).
-
-        Raises:
-            SettingsError: ``judge.model`` is empty.
-        """
-        return cls(
-            model=settings.model,
-            base_url=settings.base_url,
-            api_key_env=settings.api_key_env,
-            timeout_s=settings.timeout_s,
-            temperature=settings.temperature,
-        )
-
-    def __repr__(self) -> str:
-        return (
-            f"OpenAIJudge(model={self.info.model!r}, base_url={self.base_url!r}, "
-            f"api_key_env={self.api_key_env!r}, key_set={self._key is not None})"
-        )
 
     @property
     def json_mode(self) -> bool:
@@ -176,10 +144,6 @@ class OpenAIJudge:
             )
             latency_ms = (time.perf_counter() - started) * 1000.0  # both requests
         return self._answer(data, latency_ms)
-
-    def close(self) -> None:
-        """Close the connection pool (idempotent)."""
-        self._poster.close()
 
     # -- internals ----------------------------------------------------------------
 
