@@ -350,3 +350,31 @@ def test_readme_agent_loop_example(tmp_path: Path) -> None:
     assert len(agent.steers) == 1 and "Update docs" in agent.steers[0]
     decision = namespace["decision"]
     assert isinstance(decision, Decision) and decision.action == "finish"
+
+
+def test_verdict_is_stale_when_the_turn_moved_on_during_the_audit(tmp_path: Path) -> None:
+    """SPEC §14: if a newer stop of the turn claimed it while the judge was answering,
+    the older verdict is recorded as stale and nothing is sent."""
+    from jev.store import TurnRow
+
+    db = tmp_path / "jev.sqlite3"
+    key = TurnKey("test", "s", "t")
+
+    def newer_stop_meanwhile(*_: object) -> str:
+        other = Store(db)
+        other.update_turn(
+            key,
+            lambda row: (
+                TurnRow(key=key, state=row.state, material_hash="newer-material", lease_until=None),
+                None,
+            ),
+        )
+        other.close()
+        return reply("omission", "R1")
+
+    judge = ScriptedJudge([newer_stop_meanwhile])
+    auditor = Auditor(settings=Settings(enabled=True), judge=judge, store=Store(db), host="test")
+    d = auditor.on_stop("s", "t", material())
+    assert d.action == "stale" and d.supplement is None
+    (rec,) = auditor.store.records_for_turn(key)
+    assert rec.status == "stale" and rec.supplements_used == 0
