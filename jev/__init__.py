@@ -1,10 +1,48 @@
 """Jev: a completion-claim auditor for coding-agent turns that used a Todo list.
 
-Importing :mod:`jev` is cheap: it loads no HTTP client, templates or schemas, so the
-hook's fast path stays light. Import the parts you need from their modules
-(``jev.domain``, ``jev.api``, ``jev.judges``, …).
+The public surface, importable from ``jev`` directly::
+
+    from jev import Auditor, Decision, Material, TodoItem, Settings, run_audit, create_judge
+
+Importing :mod:`jev` itself is cheap: the names are loaded on first use (PEP 562), so
+the Stop hook's fast path loads no HTTP client, templates or schemas.
 """
+
+from __future__ import annotations
+
+import importlib
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+#: public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    "Auditor": "jev.api",
+    "Decision": "jev.api",
+    "run_audit": "jev.audit",
+    "Material": "jev.domain",
+    "TodoItem": "jev.domain",
+    "Settings": "jev.domain",
+    "JudgeSettings": "jev.domain",
+    "Verdict": "jev.domain",
+    "AuditOutcome": "jev.domain",
+    "JevError": "jev.errors",
+    "Judge": "jev.judges",
+    "create_judge": "jev.judges",
+    "register_judge": "jev.judges",
+    "load_settings": "jev.settings",
+}
+
+__all__ = ["__version__", *sorted(_EXPORTS)]
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'jev' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
