@@ -236,3 +236,19 @@ def test_cli_records_send_nothing_and_runs_stay_separate(jev_home: Path) -> None
     for r in records:
         assert r.steer is False and r.supplement_text is None
         assert r.action["kind"] == "hand-to-user" and r.supplements_used == 0
+
+
+def test_audit_reads_a_turn_or_a_transcript_from_stdin() -> None:
+    exe = Path(sys.executable).parent / "jev"
+    turn = (REPO / "examples" / "turn-omission.json").read_bytes()
+    proc = subprocess.run(
+        [str(exe), "audit", "-", "--json", "--no-record"], input=turn, capture_output=True
+    )
+    assert proc.returncode == 4 and json.loads(proc.stdout)["assessment"] == "omission"
+    transcript = (REAL / "claude-code-1.0.31_amac0-ClaudeStatus_example.jsonl").read_bytes()
+    proc = subprocess.run(
+        [str(exe), "audit", "-", "--all-turns", "--json", "--no-record"],
+        input=transcript,
+        capture_output=True,
+    )
+    assert proc.returncode == 0 and len(proc.stdout.splitlines()) == 2

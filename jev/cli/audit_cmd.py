@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -36,7 +37,11 @@ def register(sub: Any) -> None:
             "generic turn JSON file, a Claude Code transcript (JSONL) or a Codex rollout."
         ),
     )
-    p.add_argument("path", metavar="PATH", help="turn file (.json) or session transcript (.jsonl)")
+    p.add_argument(
+        "path",
+        metavar="PATH",
+        help="turn file (.json) or session transcript (.jsonl); - reads it from stdin",
+    )
     p.add_argument(
         "--from",
         dest="fmt",
@@ -237,7 +242,34 @@ def _human(result: dict[str, Any], chosen: bool) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``jev audit``; returns the exit code (worst over the turns considered)."""
+    """Run ``jev audit``; returns the exit code (worst over the turns considered).
+
+    ``PATH`` ``-`` reads the turn file or transcript from standard input (it is kept in
+    a temporary file for the run, so every reader works on it unchanged).
+    """
+    if args.path != "-":
+        return _run(args)
+    import tempfile
+
+    data = sys.stdin.buffer.read()
+    with tempfile.TemporaryDirectory(prefix="jev-stdin-") as folder:
+        path = os.path.join(folder, "stdin" + _stdin_suffix(data))
+        with open(path, "wb") as handle:
+            handle.write(data)
+        args.path = path
+        return _run(args)
+
+
+def _stdin_suffix(data: bytes) -> str:
+    """``.json`` for one JSON document (a turn file), else ``.jsonl`` (a transcript)."""
+    try:
+        json.loads(data)
+    except ValueError:
+        return ".jsonl"
+    return ".json"
+
+
+def _run(args: argparse.Namespace) -> int:
     from jev.audit import run_audit
     from jev.errors import MaterialMissing
     from jev.hosts.transcript import read_turns
@@ -335,7 +367,6 @@ _RUN_SESSION: dict[str, str] = {}
 def _run_session(path: str) -> str:
     """The session id of this ``jev audit`` run for ``path`` (stable within the run)."""
     import hashlib
-    import os
     import time
 
     if path not in _RUN_SESSION:
