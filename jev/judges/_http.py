@@ -533,6 +533,14 @@ class HttpJudge:
             key_present=key is not None,
             secrets=(key,) if key else (),
         )
+        self.url = self.base_url + self.path
+        self._configure()
+
+    #: Appended to the base URL to form the endpoint.
+    path = ""
+
+    def _configure(self) -> None:
+        """Per-provider state set up after the shared fields (override as needed)."""
 
     @classmethod
     def from_settings(cls, settings: JudgeSettings) -> Self:

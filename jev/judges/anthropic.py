@@ -73,6 +73,7 @@ class AnthropicJudge(HttpJudge):
     default_base_url = DEFAULT_BASE_URL
     default_key_env = DEFAULT_KEY_ENV
     model_example = "claude-haiku-4-5"
+    path = "/v1/messages"
 
     def __init__(
         self,
@@ -93,7 +94,6 @@ class AnthropicJudge(HttpJudge):
             temperature=temperature,
             environ=environ,
         )
-        self.url = self.base_url + "/v1/messages"
         self.max_tokens = int(max_tokens)
 
     @staticmethod

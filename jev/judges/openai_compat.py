@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping
 from typing import Any
 
 from jev.domain import JudgeAnswer, JudgeInput, Numbering, Usage
@@ -74,25 +73,9 @@ class OpenAIJudge(HttpJudge):
     default_key_env = DEFAULT_KEY_ENV
     model_example = "gpt-4o-mini (or the name your OpenAI-compatible server serves)"
 
-    def __init__(
-        self,
-        *,
-        model: str,
-        base_url: str = "",
-        api_key_env: str = "",
-        timeout_s: float = 60.0,
-        temperature: float = 0.0,
-        environ: Mapping[str, str] | None = None,
-    ) -> None:
-        super().__init__(
-            model=model,
-            base_url=base_url,
-            api_key_env=api_key_env,
-            timeout_s=timeout_s,
-            temperature=temperature,
-            environ=environ,
-        )
-        self.url = self.base_url + "/chat/completions"
+    path = "/chat/completions"
+
+    def _configure(self) -> None:
         self._json_mode = True
         self._lock = threading.Lock()
 
