@@ -18,12 +18,13 @@ cheap to import).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
 from jev.domain import Material, Numbering, Position
 
-__all__ = ["number", "segment"]
+__all__ = ["number", "segment", "sentences"]
 
 #: A line with its line end (``\n``; a ``\r`` before it stays part of the line).
 _LINE = re.compile(r"[^\n]*\n|[^\n]+")
@@ -265,3 +266,25 @@ def _sentence_cuts(line: str) -> Iterator[int]:
             if window and window[-1].lower().lstrip("(\"'") in _ABBREVIATIONS:
                 continue
         yield nxt
+
+
+_ROUGH_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|(?<=[。！？；])|\n+")
+
+
+@functools.lru_cache(maxsize=4096)
+def sentences(text: str) -> list[str]:
+    """Split one position's text into rough sentences, stripped (design.md §5, §13).
+
+    Used inside a position that :func:`segment` left whole (a list item or line holding
+    several sentences): breaks after ``.!?`` followed by whitespace and a capital, a
+    backtick, a quote or ``(``; after ``。！？；``; and at line ends. Empty pieces are
+    dropped, so unlike :func:`segment` the pieces do not rebuild ``text``.
+
+    Args:
+        text: a position's text (characters).
+
+    Returns:
+        The non-empty stripped pieces, in order (cached; do not mutate).
+    """
+    parts = _ROUGH_SENTENCE_BREAK.split(text)
+    return [p.strip() for p in parts if p and p.strip()]

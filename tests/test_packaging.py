@@ -54,6 +54,8 @@ def test_wheel_contains_data_files(wheel: Path) -> None:
     assert "jev/schemas/record.schema.json" in names
     assert any(n.startswith("jev/prompts/judge") and n.endswith(".j2") for n in names)
     assert any(n.startswith("jev/prompts/supplement") for n in names)
+    assert "jev/judges/rules/base.toml" in names  # the rules judge's word lists
+    assert "jev/judges/rules/asks.toml" in names
 
 
 def test_installed_wheel_runs_audit_from_any_directory(wheel: Path, tmp_path: Path) -> None:

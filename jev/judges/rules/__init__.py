@@ -1,0 +1,270 @@
+"""The offline ``rules`` judge: deterministic, zero-cost, heuristic (SPEC §5, §13).
+
+It answers the same question as a model judge, from the numbered material alone
+(:class:`~jev.domain.Numbering`), with a fixed list of general English and Chinese
+rules. The first rule that fires wins; every rule names the position that is its
+evidence. When no rule is sure, the verdict is ``complete``: a false alarm costs the
+agent a supplement round, so precision beats recall.
+
+Rules, in priority order (ids appear in the reply's ``rule`` key):
+
+============================  ==============  ===============================================
+rule id                       assessment      fires when
+============================  ==============  ===============================================
+``already-authorized``        omission        the answer asks permission for an action the
+                                              request already asked for (e.g. "run it on prod
+                                              too" vs "Should I also migrate prod?"), or for a
+                                              command the request names (“with `helm upgrade`”)
+``asks-user``                 needs-user      the answer ends by asking the user to choose,
+                                              authorize, confirm or provide something needed
+                                              to finish (not a trailing optional offer), or
+                                              says so without a question anywhere in a turn
+                                              that is visibly blocked ("I need credentials
+                                              … or you can run it yourself", "until you
+                                              confirm", "a decision I can't make", "需要你或
+                                              财务来定"); in a turn with an open Todo or a
+                                              "haven't done" note, saying it lacks a credential
+                                              only the user can give ("I have neither",
+                                              "Token … 我这边没有") counts too
+``partial-count-claimed-all`` contradiction   a Todo says N/M done (N < M) while the answer
+                                              says all M
+``open-item-claimed-passing`` contradiction   an unfinished or "still failing / not verified"
+                                              Todo while the answer claims the same topic
+                                              passed / verified / all fixed, or claims
+                                              success in a sentence naming the open item's
+                                              own identifier (its branch, job, file)
+``pending-item-claimed-done`` contradiction   a pending/in-progress Todo whose distinctive
+                                              tokens the answer reports as done
+``done-item-denied``          contradiction   a completed Todo while an answer clause (up to a
+                                              contrast such as “…, only X”) denies that kind
+                                              of work on the same topic or object ("I didn't
+                                              add tests", "couldn't run", "没能验证", "保留了");
+                                              the Todo's kind of work comes from its words, not
+                                              its identifiers, and "X can't …" about a thing
+                                              (not "I can't") is no denial
+``number-mismatch``           contradiction   a Todo and the answer give different values with
+                                              the same unit (passed counts, %, seconds)
+``version-mismatch``          contradiction   a completed Todo sets a thing to version V while
+                                              an answer clause naming it gives another
+                                              version of the same shape (“stays at W”)
+``setting-mismatch``          contradiction   a completed Todo sets a named setting to a number
+                                              or boolean (“minReplicas 为 3”) while the answer
+                                              shows it only at another value (an old value,
+                                              “from 2” / “2 →”, does not count)
+``none-claimed-vs-count``     contradiction   a completed Todo says none of a kind ("nothing
+                                              destroyed", "no failures", "没有报错") while the
+                                              answer reports a positive count ("1 to destroy")
+``done-all-some-left``        contradiction   a completed "convert/migrate/replace all X" Todo
+                                              while the answer says some X "are still" in the
+                                              old state (“仍然是”)
+``list-count-mismatch``       contradiction   “changed N files:” / “Files changed (N):”
+                                              followed by a list of another length
+``green-claim-vs-failures``   contradiction   “the whole suite is green” / “all N tests in X
+                                              pass” next to a run that reports failures (not
+                                              excused as unrelated)
+``unchanged-claim-vs-change`` contradiction   “the public API is unchanged” next to a renamed
+                                              public member (“`a.b` is now `a.c`”)
+``all-claimed-some-deferred`` contradiction   “all N X were migrated” and “I'll port them
+                                              later” / “还没替换” in another sentence
+``answer-self-conflict``      contradiction   the answer reports an item both as changed and
+                                              as left in place
+``all-done-with-open-items``  contradiction   the answer says all done while a Todo is open
+``open-item``                 omission        a pending/in-progress Todo the user did not
+                                              descope
+``failures-remain``           omission        the request asked for passing/green/clean and the
+                                              answer reports failures remaining or a partial
+                                              pass count (“47 of 48 passed”, “48 个中 47 个
+                                              通过”) (unless the
+                                              request named one suite and the failure is
+                                              explained as unrelated / pre-existing)
+``constraint-violated``       omission        the request forbids a kind of change (public API,
+                                              dependencies, schema, …) the answer reports
+``answer-admits-unfinished``  omission        the answer says a part was not got to / not
+                                              finished
+``requested-deliverable-missing`` omission    the request asks to add tests / update docs,
+                                              README, changelog / bump the version /
+                                              regenerate the lockfile / provide a rollback
+                                              script / mask (脱敏) a value, and neither the
+                                              Todos nor the answer mention it (absence rules
+                                              stay silent on a thin report)
+``listed-item-missing``       omission        the request lists three or more things to act
+                                              on (also after “On X:”); the Todos and answer
+                                              name all but one (a part of an identifier such
+                                              as ``deletion_protection`` counts as naming)
+``required-name-missing``     omission        a request clause requires a named field/flag
+                                              (``request_id``) that the Todos and the answer
+                                              never name
+``thin-report``               unknown         the answer is empty or a bare "done" / "see the
+                                              PR" without actions, paths, commands or results,
+                                              and the Todos give no evidence either
+``no-rule-fired``             complete        nothing above fired
+============================  ==============  ===============================================
+
+Package layout: one module per rule family (``asks``, ``claims``, ``numbers``,
+``answer_conflicts``, ``outcomes``, ``open_items``, ``coverage``, ``thin``), each with
+its English and Chinese word lists in a ``<family>.toml`` file next to it; shared parts
+(the per-material view, token helpers, shared vocabulary in ``base.toml``) live in
+``_base``. Sentences come from :func:`jev.positions.sentences`. The order in which the
+rules run is the one list :data:`RULES` below.
+
+Stdlib only (``re``, ``tomllib``); pure CPU, no I/O after import; same numbering in,
+same text out.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from jev.domain import JudgeAnswer, JudgeInfo, Numbering
+from jev.judges.rules._base import RuleHit, _View
+from jev.judges.rules.answer_conflicts import (
+    _rule_all_claimed_some_deferred,
+    _rule_answer_self_conflict,
+    _rule_done_all_some_left,
+    _rule_unchanged_claim_vs_change,
+)
+from jev.judges.rules.asks import _rule_asks_user
+from jev.judges.rules.claims import (
+    _rule_done_item_denied,
+    _rule_open_item_claimed_passing,
+    _rule_pending_claimed_done,
+)
+from jev.judges.rules.coverage import (
+    _rule_constraint_violated,
+    _rule_deliverable_missing,
+    _rule_listed_item_missing,
+    _rule_required_name_missing,
+)
+from jev.judges.rules.numbers import (
+    _rule_list_count_mismatch,
+    _rule_none_claimed_vs_count,
+    _rule_number_mismatch,
+    _rule_partial_count,
+    _rule_setting_mismatch,
+    _rule_version_mismatch,
+)
+from jev.judges.rules.open_items import (
+    _rule_admits_unfinished,
+    _rule_all_done_with_open_items,
+    _rule_open_item,
+)
+from jev.judges.rules.outcomes import _rule_failures_remain, _rule_green_claim_vs_failures
+from jev.judges.rules.thin import _rule_thin_report
+
+if TYPE_CHECKING:
+    from jev.domain import JudgeInput, JudgeSettings
+
+__all__ = ["RULES", "RULE_IDS", "RuleHit", "RulesJudge", "explain"]
+
+#: The rules in priority order: the first one that returns a hit wins.
+RULES: tuple[tuple[str, Callable[[_View], RuleHit | None]], ...] = (
+    ("asks-user", _rule_asks_user),
+    ("partial-count-claimed-all", _rule_partial_count),
+    ("open-item-claimed-passing", _rule_open_item_claimed_passing),
+    ("pending-item-claimed-done", _rule_pending_claimed_done),
+    ("done-item-denied", _rule_done_item_denied),
+    ("number-mismatch", _rule_number_mismatch),
+    ("version-mismatch", _rule_version_mismatch),
+    ("setting-mismatch", _rule_setting_mismatch),
+    ("none-claimed-vs-count", _rule_none_claimed_vs_count),
+    ("done-all-some-left", _rule_done_all_some_left),
+    ("list-count-mismatch", _rule_list_count_mismatch),
+    ("green-claim-vs-failures", _rule_green_claim_vs_failures),
+    ("unchanged-claim-vs-change", _rule_unchanged_claim_vs_change),
+    ("all-claimed-some-deferred", _rule_all_claimed_some_deferred),
+    ("answer-self-conflict", _rule_answer_self_conflict),
+    ("all-done-with-open-items", _rule_all_done_with_open_items),
+    ("open-item", _rule_open_item),
+    ("failures-remain", _rule_failures_remain),
+    ("constraint-violated", _rule_constraint_violated),
+    ("answer-admits-unfinished", _rule_admits_unfinished),
+    ("requested-deliverable-missing", _rule_deliverable_missing),
+    ("listed-item-missing", _rule_listed_item_missing),
+    ("required-name-missing", _rule_required_name_missing),
+    ("thin-report", _rule_thin_report),
+)
+
+#: Every rule id the judge can report, ``no-rule-fired`` last.
+RULE_IDS: tuple[str, ...] = (
+    "already-authorized",
+    *(name for name, _ in RULES),
+    "no-rule-fired",
+)
+
+
+def explain(numbering: Numbering) -> RuleHit:
+    """Run the rules on one numbered material and say which fired (SPEC §5, §13).
+
+    Args:
+        numbering: the material numbered by ``jev.positions.number``; Todo positions
+            carry their status.
+
+    Returns:
+        The first rule hit in priority order, or ``complete`` with focus ``none``
+        (rule ``no-rule-fired``). The focus id always exists in ``numbering`` and fits
+        the assessment (real position for omission/contradiction/needs-user).
+
+    Deterministic, no I/O; a few milliseconds at 24,000 characters.
+    """
+    view = _View(numbering)
+    for _name, rule in RULES:
+        hit = rule(view)
+        if hit is not None:
+            return hit
+    return RuleHit(
+        "no-rule-fired",
+        "complete",
+        "none",
+        "no heuristic found an unfinished, contradicted or user-blocked requirement",
+        0.5,
+    )
+
+
+class RulesJudge:
+    """The offline heuristic judge (SPEC §13): the embedded default judge.
+
+    ``info`` is ``JudgeInfo(provider="rules", model="heuristic-v1", heuristic=True)``;
+    every reply carries ``"heuristic": true`` and the ``rule`` that fired. It reads the
+    structured ``numbering`` and ignores the rendered prompt text; it never raises
+    transport errors and costs no tokens (``usage`` is ``None``).
+    """
+
+    info = JudgeInfo(provider="rules", model="heuristic-v1", heuristic=True)
+
+    @classmethod
+    def from_settings(cls, settings: JudgeSettings) -> RulesJudge:
+        """Registry factory (``jev.judges.rules:RulesJudge.from_settings``).
+
+        The rules judge has no options; ``settings`` (model, URL, key, timeout) is
+        accepted and ignored.
+        """
+        del settings
+        return cls()
+
+    def ask(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
+        """Judge ``numbering``; return the JSON reply text a model would send.
+
+        Args:
+            judge_input: the rendered input (unused; kept for the Judge protocol).
+            numbering: the numbered material.
+
+        Returns:
+            ``JudgeAnswer(text=<JSON with assessment, focus, confidence, rule,
+            heuristic>, usage=None, model="heuristic-v1", latency_ms=<ms>)``.
+        """
+        del judge_input
+        started = time.perf_counter()
+        hit = explain(numbering)
+        elapsed_ms = (time.perf_counter() - started) * 1000.0
+        return JudgeAnswer(
+            text=hit.to_reply(), usage=None, model=self.info.model, latency_ms=elapsed_ms
+        )
+
+    async def ask_async(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
+        """Async twin of :meth:`ask` (pure CPU, so it simply runs inline)."""
+        return self.ask(judge_input, numbering)
+
+    def close(self) -> None:
+        """Nothing to release (idempotent)."""

@@ -1,0 +1,452 @@
+"""Shared parts of the rules judge: word-list loading, gates, the per-material view and
+token helpers (design.md §5, §13). Every rule family module imports from here."""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import json
+import re
+import tomllib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, cast
+
+from jev.domain import Numbering, Position
+from jev.positions import sentences as _sentences
+
+
+class _Words:
+    """The word lists of one rule family: ``<family>.toml`` next to its module (design.md §13).
+
+    Each entry is a TOML table with ``en`` and ``zh`` lists of regular-expression
+    alternatives (joined with ``|``, English first; either may be absent), optional
+    ``anchors`` (literal lower-case strings, one of which every match contains: a cheap
+    pre-check before the regex) and optional ``case_sensitive`` (default ``false``).
+    Dotted keys address nested tables (``"topics.tests"``). The files ship inside the
+    package; a missing key raises ``KeyError`` and a bad pattern ``re.error`` at import.
+    """
+
+    __slots__ = ("_data", "family")
+
+    def __init__(self, family: str) -> None:
+        self.family = family
+        text = resources.files(__package__).joinpath(f"{family}.toml").read_text(encoding="utf-8")
+        self._data: dict[str, Any] = tomllib.loads(text)
+
+    def _entry(self, key: str) -> dict[str, Any]:
+        entry: Any = self._data
+        for part in key.split("."):
+            entry = entry[part]
+        return cast("dict[str, Any]", entry)
+
+    def keys(self, key: str) -> list[str]:
+        """The names of the sub-tables under ``key``, in file order."""
+        return list(self._entry(key))
+
+    def pattern(self, key: str, verbs: str | None = None) -> str:
+        """The regex source of ``key``; ``verbs`` replaces each ``{verbs}`` in it."""
+        entry = self._entry(key)
+        text = "|".join([*entry.get("en", ()), *entry.get("zh", ())])
+        return text if verbs is None else text.replace("{verbs}", verbs)
+
+    def rx(self, key: str, verbs: str | None = None) -> re.Pattern[str]:
+        """The compiled regex of ``key`` (case-insensitive unless ``case_sensitive``)."""
+        flags = 0 if self._entry(key).get("case_sensitive") else _I
+        return re.compile(self.pattern(key, verbs), flags)
+
+    def gate(self, key: str, verbs: str | None = None) -> _Gate:
+        """The regex of ``key`` behind its ``anchors`` pre-check."""
+        return _Gate(self.rx(key, verbs), tuple(self._entry(key)["anchors"]))
+
+    def rx_table(self, key: str) -> dict[str, re.Pattern[str]]:
+        """``{name: regex}`` for each sub-table of ``key``."""
+        return {name: self.rx(f"{key}.{name}") for name in self.keys(key)}
+
+    def anchors_table(self, key: str) -> dict[str, tuple[str, ...]]:
+        """``{name: anchors}`` for each sub-table of ``key``."""
+        return {name: tuple(self._entry(f"{key}.{name}")["anchors"]) for name in self.keys(key)}
+
+    def words(self, key: str) -> frozenset[str]:
+        """The plain word list ``words`` of ``key``."""
+        return frozenset(self._entry(key)["words"])
+
+
+_W = _Words("base")
+
+_I = re.IGNORECASE
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, _I)
+
+
+@functools.lru_cache(maxsize=8192)
+def _lower(text: str) -> str:
+    return text.lower()
+
+
+def _gate_rx(anchors: tuple[str, ...], pattern: str) -> _Gate:
+    return _Gate(_rx(pattern), anchors)
+
+
+class _Gate:
+    """A regex behind a cheap literal pre-check: ``search`` runs the regex only when the
+    lower-cased text holds one of ``anchors`` (every match must contain one of them)."""
+
+    __slots__ = ("anchors", "rx")
+
+    def __init__(self, rx: re.Pattern[str], anchors: tuple[str, ...]) -> None:
+        self.rx = rx
+        self.anchors = anchors
+
+    def search(self, text: str) -> re.Match[str] | None:
+        low = _lower(text)
+        if not any(anchor in low for anchor in self.anchors):
+            return None
+        return self.rx.search(text)
+
+
+#: Topic classes: a Todo item and an answer sentence "talk about the same thing" when
+#: they share a class (or a distinctive token). General software vocabulary only.
+_TOPICS = _W.rx_table("topics")
+
+#: Literal, lower-case anchors per topic: a topic pattern can only match a text that
+#: contains one of them (a cheap ``in`` test before the slower regex search).
+_TOPIC_ANCHORS = _W.anchors_table("topics")
+
+
+#: Sub-kinds that make two mentions of the same topic different things
+#: ("unit tests pass" says nothing about e2e tests).
+_QUALIFIERS = _W.rx("qualifiers")
+
+_NEGATION = _W.rx("negation")
+
+#: The user is cited as the reason (a descoping the answer honours).
+_USER_CITED = _W.rx("user_cited")
+
+#: A later request message that narrows the scope.
+_DESCOPE = _W.rx("descope")
+
+#: Success / completion claims (positive; checked together with the absence of negation).
+_SUCCESS_CLAIM = _W.rx("success_claim")
+
+#: "Still failing / not verified / blocked" inside a Todo item's content.
+#: Phrases that always describe an item's state ("not verified", "still failing", 未验证).
+_OPEN_MARKER = _W.rx("open_marker")
+
+#: Words that describe a state only when used as one ("E2E tests skipped", "(blocked)",
+#: "TODO: …"), not as an adjective of the work ("render skipped tests", "blocked users",
+#: "todo list", "deferred image loading").
+_OPEN_WORD = re.compile(r"(?i:\bblocked\b|(?<!\d )\bskipped\b|\bremaining\b|\bdeferred\b)|\bTODO\b")
+
+_STATE_AFTER = re.compile(r"\s*(?:$|[)\]}.,;:!?—–-]|\((?:for|until|see|pending)\b)")
+
+_STATE_BEFORE = re.compile(
+    r"(?:[(\[{:—–-]|\b(?:is|was|are|were|got|marked|left|still|now))\s*$", re.I
+)
+
+
+def _open_marked(text: str) -> bool:
+    """Whether a Todo's own text says it is unfinished, unverified or skipped."""
+    if _OPEN_MARKER.search(text):
+        return True
+    for m in _OPEN_WORD.finditer(text):
+        if _STATE_AFTER.match(text, m.end()) or _STATE_BEFORE.search(text, 0, m.start()):
+            return True
+    return False
+
+
+_FRACTION = re.compile(r"(?<![\d.])(\d{1,6})\s*/\s*(\d{1,6})(?![\d.])")
+
+#: The request only wants a report, not a fix.
+_REPORT_ONLY = _W.rx("report_only")
+
+_OFFER = _W.rx("offer")
+
+
+class _AnyGate:
+    """Several gates searched in order: the first match wins (``search`` as in re)."""
+
+    __slots__ = ("gates",)
+
+    def __init__(self, *gates: _Gate) -> None:
+        self.gates = gates
+
+    def search(self, text: str) -> re.Match[str] | None:
+        for gate in self.gates:
+            m = gate.search(text)
+            if m is not None:
+                return m
+        return None
+
+
+_REQUEST_NEGATED = _W.rx("request_negated")
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.\-/]*[A-Za-z0-9]|[\u4e00-\u9fff]+")
+
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+_STOPWORDS = _W.words("stopwords")
+
+
+@dataclass(frozen=True, slots=True)
+class RuleHit:
+    """What the rules judge decided and why (SPEC §5; heuristic, see module docstring).
+
+    Attributes:
+        rule: the id of the rule that fired (one of :data:`RULE_IDS`).
+        assessment: ``complete`` | ``omission`` | ``contradiction`` | ``needs-user`` |
+            ``unknown``.
+        focus: the position id that is the rule's evidence (``R#``, ``T#``, ``A#``,
+            ``none`` for ``complete``, ``all`` for a thin material).
+        explanation: one short English sentence for people (CLI, README, records).
+        confidence: a fixed per-rule diagnostic in 0..1, never a chance of correctness.
+    """
+
+    rule: str
+    assessment: str
+    focus: str
+    explanation: str
+    confidence: float
+
+    def to_reply(self) -> str:
+        """The reply text a model would send, plus ``rule`` and ``heuristic`` keys.
+
+        Returns:
+            Compact JSON: ``{"assessment", "focus", "confidence", "rule", "why",
+            "heuristic": true}`` (SPEC §5 shape; extra keys are allowed). ``why`` is
+            the rule's one-line English explanation, naming both sides of a conflict.
+        """
+        return json.dumps(
+            {
+                "assessment": self.assessment,
+                "focus": self.focus,
+                "confidence": self.confidence,
+                "rule": self.rule,
+                "why": self.explanation,
+                "heuristic": True,
+            },
+            ensure_ascii=False,
+        )
+
+
+class _View:
+    """Pre-computed facts about one numbering that several rules share."""
+
+    def __init__(self, numbering: Numbering) -> None:
+        self.numbering = numbering
+        self.requests = numbering.of_kind("request")
+        self.todos = numbering.of_kind("todo")
+        self.answers = numbering.of_kind("answer")
+        self.answer_text = numbering.material.final_answer
+        self.answer_plain = _strip_code(self.answer_text)
+        self.request_text = "\n".join(numbering.material.request)
+        self.todo_text = "\n".join(t.text for t in self.todos)
+        self.spans = _spans(self.answer_text, self.answers)
+        self.paragraph = _paragraph_numbers(self.answer_text, self.answers)
+        self.last_paragraph = max(self.paragraph.values(), default=0)
+        self.open_todos = tuple(t for t in self.todos if t.status in ("pending", "in_progress"))
+        self.later_requests = tuple(p for p in self.requests if (p.message or 1) > 1)
+        self._claims: tuple[Position, ...] | None = None
+        self._negated: tuple[Position, ...] | None = None
+        self._denials: tuple[Position, ...] | None = None
+        self._thin: bool | None = None
+
+    def negated_answers(self) -> tuple[Position, ...]:
+        """Answer positions whose text outside code spans holds a negation (computed once)."""
+        if self._negated is None:
+            self._negated = tuple(a for a in self.answers if _NEGATION.search(_strip_code(a.text)))
+        return self._negated
+
+    def thin(self) -> bool:
+        """True when the ``thin-report`` rule fires on this material (computed once)."""
+        if self._thin is None:
+            from jev.judges.rules.thin import _rule_thin_report  # import cycle
+
+            self._thin = _rule_thin_report(self) is not None
+        return self._thin
+
+    def negated_or_kept(self) -> tuple[Position, ...]:
+        """Answer positions with a negation or a "kept / left in place" (computed once)."""
+        if self._denials is None:
+            hits = {m.start() for m in _NEGATION.finditer(self.answer_text)}
+            if _KEPT.search(self.answer_text):
+                hits.update(m.start() for m in _KEPT.rx.finditer(self.answer_text))
+            candidates = self._positions_at(sorted(hits))
+            self._denials = tuple(
+                a
+                for a in candidates
+                if _NEGATION.search(p := _strip_code(a.text)) or _KEPT.search(p)
+            )
+        return self._denials
+
+    def _positions_at(self, offsets: list[int]) -> list[Position]:
+        """Answer positions whose span holds one of ``offsets`` (sorted), in order."""
+        if not offsets:
+            return []
+        starts = [start for start, _ in self.spans]
+        found: dict[str, Position] = {}
+        for off in offsets:
+            i = bisect.bisect_right(starts, off) - 1
+            if i >= 0 and off < self.spans[i][1] + 1:
+                pos = self.answers[i]
+                found[pos.id] = pos
+        return [a for a in self.answers if a.id in found]
+
+    def success_claims(self) -> tuple[Position, ...]:
+        """Answer positions with a non-negated success claim (computed once)."""
+        if self._claims is None:
+            self._claims = tuple(_claim_positions(self, _SUCCESS_CLAIM))
+        return self._claims
+
+    def answer_mentions(self, todo: Position) -> list[Position]:
+        """Answer positions that talk about this Todo item's distinctive tokens."""
+        tokens = _distinctive_tokens(todo, self.todos)
+        if not tokens:
+            return []
+        return [a for a in self.answers if any(_contains_token(a.text, tok) for tok in tokens)]
+
+    def descoped(self, todo: Position) -> bool:
+        """True when a later user message narrows the scope away from this Todo item."""
+        tokens = _distinctive_tokens(todo, self.todos) | _content_words(todo.text)
+        for req in self.later_requests:
+            if not _DESCOPE.search(req.text):
+                continue
+            if any(_contains_token(req.text, tok) for tok in tokens):
+                return True
+            if _topics(req.text) & _topics(todo.text):
+                return True
+        return False
+
+
+def _spans(text: str, positions: Sequence[Position]) -> list[tuple[int, int]]:
+    """Character span (start, end) of each answer position inside the answer text."""
+    spans: list[tuple[int, int]] = []
+    cursor = 0
+    for pos in positions:
+        found = text.find(pos.text, cursor)
+        if found < 0:
+            found = cursor
+        spans.append((found, found + len(pos.text)))
+        cursor = found + len(pos.text)
+    return spans
+
+
+def _paragraph_numbers(text: str, positions: Sequence[Position]) -> dict[str, int]:
+    """Map each answer position id to the 0-based paragraph (blank-line block) it is in."""
+    breaks = [m.start() for m in re.finditer(r"\n[ \t]*\n", text)]
+    result: dict[str, int] = {}
+    cursor = 0
+    for pos in positions:
+        found = text.find(pos.text, cursor)
+        if found < 0:
+            found = cursor
+        result[pos.id] = bisect.bisect_left(breaks, found)
+        cursor = found + len(pos.text)
+    return result
+
+
+@functools.lru_cache(maxsize=4096)
+def _topics(text: str) -> frozenset[str]:
+    """The :data:`_TOPICS` classes ``text`` talks about."""
+    low = text.lower()
+    return frozenset(
+        name
+        for name, rx in _TOPICS.items()
+        if any(anchor in low for anchor in _TOPIC_ANCHORS[name]) and rx.search(text)
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _qualifiers(text: str) -> set[str]:
+    return {m.group(0).lower().replace(" ", "-") for m in _QUALIFIERS.finditer(text)}
+
+
+@functools.lru_cache(maxsize=4096)
+def _content_words(text: str) -> set[str]:
+    words: set[str] = set()
+    for m in _WORD.finditer(text):
+        w = m.group(0).lower()
+        if w[0].isascii():
+            if len(w) >= 4 and w not in _STOPWORDS:
+                words.add(w)
+        elif len(w) >= 2:
+            words.update(w[i : i + 2] for i in range(len(w) - 1))
+    return words
+
+
+@functools.lru_cache(maxsize=4096)
+def _code_tokens(text: str) -> set[str]:
+    """Identifier-like tokens: code spans, paths/file names, snake/camel/Pascal names."""
+    tokens = {m.group(1).strip().lower() for m in _CODE_SPAN.finditer(text)}
+    for m in _WORD.finditer(text):
+        w = m.group(0)
+        if not w[0].isascii():
+            continue
+        if any(c in w for c in "._/") or re.search(r"[a-z][A-Z]|\d", w):
+            tokens.add(w.lower())
+    stems = set()
+    for tok in tokens:
+        stem = re.sub(r"\.(py|ts|tsx|js|jsx|go|rs|java|rb|vue|md|ya?ml|json|toml|sql)$", "", tok)
+        if stem != tok and len(stem) >= 4:
+            stems.add(stem)
+    return {t for t in tokens | stems if len(t) >= 3}
+
+
+def _distinctive_tokens(todo: Position, todos: Sequence[Position]) -> set[str]:
+    """Tokens of this Todo item that no other Todo item contains (lower-cased)."""
+    others = " ".join(t.text for t in todos if t.id != todo.id).lower()
+    tokens = _code_tokens(todo.text) | _content_words(todo.text)
+    return {tok for tok in tokens if tok not in others}
+
+
+def _contains_token(text: str, token: str) -> bool:
+    low = text.lower()
+    if not token[0].isascii():
+        return token in low
+    return re.search(r"(?<![\w])" + re.escape(token) + r"(?![\w])", low) is not None
+
+
+def _hit(rule: str, assessment: str, focus: Position, why: str, confidence: float) -> RuleHit:
+    return RuleHit(rule, assessment, focus.id, why, confidence)
+
+
+def _quote(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _claim_positions(view: _View, claim: re.Pattern[str]) -> Iterable[Position]:
+    if not claim.search(view.answer_text):
+        return
+    for a in view.answers:
+        for sentence in _sentences(a.text):
+            if claim.search(sentence) and not _NEGATION.search(_strip_code(sentence)):
+                yield a
+                break
+
+
+@functools.lru_cache(maxsize=4096)
+def _strip_code(text: str) -> str:
+    return _CODE_SPAN.sub(" ", text)
+
+
+#: Verb classes for "the answer denies doing what a completed Todo says was done".
+_VERB_CLASSES = _W.rx_table("verb_classes")
+
+#: "Kept / left in place": denies a removal.
+_KEPT = _W.gate("kept")
+
+
+def _object_tokens(todo: Position, todos: Sequence[Position]) -> set[str]:
+    """Distinctive tokens of a Todo item that name a thing, not an action or a topic word."""
+    return {
+        tok
+        for tok in _distinctive_tokens(todo, todos)
+        if not any(rx.search(tok) for rx in _VERB_CLASSES.values()) and not _topics(tok)
+    }
+
+
+_PAST_RUN = _W.rx("past_run")

@@ -1,0 +1,224 @@
+"""Rule family: asks to the user — ``asks-user`` (needs-user) and ``already-authorized``
+(omission) (design.md §5, §13)."""
+
+from __future__ import annotations
+
+import re
+
+from jev.domain import Position
+from jev.judges.rules._base import (
+    _I,
+    _OFFER,
+    _REQUEST_NEGATED,
+    RuleHit,
+    _AnyGate,
+    _Gate,
+    _hit,
+    _quote,
+    _rx,
+    _View,
+    _Words,
+)
+
+_W = _Words("asks")
+
+_QUESTION_MARK = re.compile(r"[?？]")
+
+#: A hedged suggestion phrased as a question ("- Maybe add a confirmation dialog?"):
+#: a design note for the reader, not a request for the user's decision.
+_HEDGED_SUGGESTION = _W.rx("hedged_suggestion")
+
+#: A request that asks only for analysis or a proposal, not for the change itself.
+_ANALYSIS_REQUEST = _W.rx("analysis_request")
+
+_CHANGE_REQUEST = _W.rx("change_request")
+
+#: Asking whether to go on to carry out what was only proposed.
+_GO_ON_TO_CHANGE = _W.rx("go_on_to_change")
+
+_CHOICE = _W.rx("choice")
+
+_PERMISSION = _W.rx("permission")
+
+#: An explicit ask for a decision, approval or input (no question mark needed).
+_EXPLICIT_ASK_1 = _W.gate("explicit_ask_1")
+
+#: The user is the one to decide or act: "until you confirm", "a decision I can't make",
+#: "if you run `…` yourself" (a separate gate: its anchors are rarer than the above).
+_EXPLICIT_ASK_2 = _W.gate("explicit_ask_2")
+
+_EXPLICIT_ASK = _AnyGate(_EXPLICIT_ASK_1, _EXPLICIT_ASK_2)
+
+#: The agent lacks a credential or access that only the user can give ("I have
+#: neither", "Token … 我这边没有"): an ask only in a turn that is visibly blocked.
+_LACKS_ACCESS = _AnyGate(
+    _Gate(
+        _rx(
+            r"\band i have neither\b"
+            r"|\bi (?:don['’]t|do not) have (?:the |a |an |any )?(?:[\w-]+ ){0,3}?(?:credentials?"
+            r"|access|tokens?|keys?|permissions?|password)\b"
+        ),
+        ("neither", "n't have", "n’t have", "not have"),
+    ),
+    _Gate(
+        _rx(
+            r"(?:token|key|凭证|密钥|权限|账号|证书|授权)[^。\n]{0,40}我(?:这边|这里|目前)?没有"
+            r"|我(?:这边|这里|目前)?没有[^。\n]{0,20}(?:token|key|凭证|密钥|权限|账号)"
+        ),
+        ("没有",),
+    ),
+)
+
+_WH_QUESTION = _W.rx("wh_question")
+
+#: Completion is blocked until the user answers.
+_BLOCKED = _W.rx("blocked")
+
+#: Risky or irreversible actions whose permission the request may or may not hold.
+_RISKY = _W.rx("risky")
+
+#: A Todo item that waits for the user.
+_TODO_WAITS_USER = _W.rx("todo_waits_user")
+
+_ASK_FIRST = _W.rx("ask_first")
+
+
+def _closing_answers(view: _View) -> list[Position]:
+    """Answer positions in the last paragraph plus the last two positions overall."""
+    tail = {a.id for a in view.answers[-2:]}
+    return [
+        a for a in view.answers if a.id in tail or view.paragraph.get(a.id) == view.last_paragraph
+    ]
+
+
+def _ask_kind(view: _View, pos: Position) -> str | None:
+    """Classify an answer position as an ask of the user: choice/permission/explicit/info."""
+    text = pos.text
+    if _EXPLICIT_ASK.search(text):
+        return "explicit"
+    if not _QUESTION_MARK.search(text) or _HEDGED_SUGGESTION.search(text):
+        return None
+    question = text
+    if _CHOICE.search(question):
+        return "choice"
+    if _PERMISSION.search(question):
+        return "permission"
+    if _WH_QUESTION.search(question):
+        return "info"
+    return None
+
+
+def _blocked(view: _View) -> bool:
+    """Is the turn visibly waiting on the user (open Todo, "haven't changed anything")?"""
+    if any(_TODO_WAITS_USER.search(t.text) for t in view.open_todos):
+        return True
+    if view.open_todos:
+        return True
+    return bool(_BLOCKED.search(view.answer_text)) or bool(_EXPLICIT_ASK.search(view.answer_text))
+
+
+def _authorizing_request(view: _View, question: str) -> Position | None:
+    """The request segment that already asked for the risky action the question asks about."""
+    if _ASK_FIRST.search(view.request_text):
+        return None
+    terms = {m.group(0).lower() for m in _RISKY.finditer(question)}
+    commands = {m.group(1).strip().lower() for m in _COMMAND_SPAN.finditer(question)}
+    if not (terms or commands):
+        return None
+    for req in view.requests:
+        if _REQUEST_NEGATED.search(req.text) and not re.search(r"已经|already", req.text, _I):
+            continue
+        low = req.text.lower()
+        if any(_term_in(low, term) for term in terms) or any(f"`{cmd}" in low for cmd in commands):
+            return req
+    return None
+
+
+#: A code span that reads as a command (“`helm upgrade`”, “`terraform apply`”): a tool
+#: name and a sub-command, the kind of action a request can name and thereby authorize.
+_COMMAND_SPAN = re.compile(r"`([a-z][\w.-]*(?: [a-z][\w:.-]*){1,2})`")
+
+
+def _term_in(text: str, term: str) -> bool:
+    if term[0].isascii():
+        stem = term[:5] if len(term) > 5 else term
+        return re.search(r"(?<![\w])" + re.escape(stem), text) is not None
+    return term in text
+
+
+def _offers_next_step(view: _View, pos: Position) -> bool:
+    """An analysis-only request answered, then "shall I implement it?": an optional
+    offer of further work, not a decision the completion depends on."""
+    return (
+        bool(_GO_ON_TO_CHANGE.search(pos.text))
+        and bool(_ANALYSIS_REQUEST.search(view.request_text))
+        and not _CHANGE_REQUEST.search(view.request_text)
+    )
+
+
+def _rule_asks_user(view: _View) -> RuleHit | None:
+    """``asks-user`` (needs-user) and ``already-authorized`` (omission)."""
+    for pos in _closing_answers(view):
+        kind = _ask_kind(view, pos)
+        if kind is None:
+            continue
+        risky = bool(_RISKY.search(pos.text))
+        if kind == "permission":
+            req = _authorizing_request(view, pos.text)
+            if req is not None:
+                return _hit(
+                    "already-authorized",
+                    "omission",
+                    req,
+                    f"the answer asks permission for something the request already asked for: "
+                    f"“{_quote(req.text)}”",
+                    0.7,
+                )
+        offer = bool(_OFFER.search(pos.text)) or _offers_next_step(view, pos)
+        paragraph_offer = any(
+            _OFFER.search(a.text) and view.paragraph.get(a.id) == view.paragraph.get(pos.id)
+            for a in view.answers
+            if a.id != pos.id and not _QUESTION_MARK.search(a.text)
+        )
+        if kind == "explicit" and not offer:
+            return _hit(
+                "asks-user",
+                "needs-user",
+                pos,
+                f"the answer asks the user for a decision or input: “{_quote(pos.text)}”",
+                0.8,
+            )
+        if offer or paragraph_offer:
+            continue
+        if kind == "choice" or (kind in ("permission", "info") and (_blocked(view) or risky)):
+            return _hit(
+                "asks-user",
+                "needs-user",
+                pos,
+                f"the answer ends by asking the user to choose or authorize: “{_quote(pos.text)}”",
+                0.75,
+            )
+    explicit = bool(_EXPLICIT_ASK.search(view.answer_text))
+    lacks = bool(_LACKS_ACCESS.search(view.answer_text)) and bool(
+        view.open_todos or _BLOCKED.search(view.answer_text)
+    )
+    if not (lacks or (explicit and _blocked(view))):
+        return None
+    for pos in view.answers:  # an explicit ask earlier in a turn that is visibly blocked
+        if (
+            (explicit and _EXPLICIT_ASK.search(pos.text))
+            or (lacks and _LACKS_ACCESS.search(pos.text))
+        ) and not _OFFER.search(pos.text):
+            return _hit(
+                "asks-user",
+                "needs-user",
+                pos,
+                f"the turn is blocked and the answer asks the user for a decision or input: "
+                f"“{_quote(pos.text)}”",
+                0.75,
+            )
+    return None
+
+
+def _ask_user_anywhere(view: _View) -> bool:
+    return any(_ask_kind(view, a) for a in view.answers)

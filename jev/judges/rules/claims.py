@@ -1,0 +1,244 @@
+"""Rule family: status/claim conflicts between the Todo list and the answer —
+``open-item-claimed-passing``, ``pending-item-claimed-done``, ``done-item-denied``
+(design.md §5, §13)."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from jev.domain import Position
+from jev.judges.rules._base import (
+    _FRACTION,
+    _I,
+    _KEPT,
+    _NEGATION,
+    _OFFER,
+    _SUCCESS_CLAIM,
+    _USER_CITED,
+    _VERB_CLASSES,
+    RuleHit,
+    _code_tokens,
+    _contains_token,
+    _distinctive_tokens,
+    _hit,
+    _object_tokens,
+    _open_marked,
+    _qualifiers,
+    _quote,
+    _strip_code,
+    _topics,
+    _View,
+    _Words,
+)
+from jev.positions import sentences as _sentences
+
+_W = _Words("claims")
+
+#: The strongest, universal success claims (preferred as the focus).
+_STRONG_CLAIM = _W.rx("strong_claim")
+
+#: Done-verbs: the answer reports an item as done.
+_DONE_CLAIM = _W.rx("done_claim")
+
+
+def _same_topic(todo_text: str, answer_text: str, tokens: set[str]) -> bool:
+    if any(_contains_token(answer_text, tok) for tok in tokens):
+        return True
+    shared = _topics(todo_text) & _topics(answer_text)
+    if not shared:
+        return False
+    qa, qt = _qualifiers(answer_text), _qualifiers(todo_text)
+    return not (qa and qa - qt)
+
+
+def _rule_open_item_claimed_passing(view: _View) -> RuleHit | None:
+    """``open-item-claimed-passing``: "still failing"/unfinished Todo vs a success claim."""
+    for todo in view.todos:
+        open_status = todo.status in ("pending", "in_progress")
+        marked = _open_marked(todo.text) or _partial_fraction(todo.text)
+        if not (open_status or marked):
+            continue
+        if not view.success_claims():
+            return None
+        tokens = _distinctive_tokens(todo, view.todos)
+        code = _code_tokens(todo.text)
+        if open_status and any(
+            _same_topic(todo.text, a.text, code) for a in view.negated_answers()
+        ):
+            continue  # the answer accounts for the open item: not a claim of success
+        names = {t for t in tokens if len(t) >= 5 and (t in code or re.search(r"[-_./]", t))}
+        claims = [
+            a
+            for a in view.success_claims()
+            if _same_topic(todo.text, a.text, code)
+            or (marked and any(_contains_token(a.text, t) for t in tokens if len(t) >= 5))
+            or (names and _claim_names(a.text, names))
+        ]
+        claims.sort(key=lambda a: not _STRONG_CLAIM.search(a.text))
+        for a in claims[:1]:
+            return _hit(
+                "open-item-claimed-passing",
+                "contradiction",
+                a,
+                f"Todo {todo.id} is not finished or not verified (“{_quote(todo.text, 60)}”), "
+                f"but the answer claims success: “{_quote(a.text)}”",
+                0.8,
+            )
+    return None
+
+
+def _claim_names(text: str, names: set[str]) -> bool:
+    """A sentence of ``text`` that claims success and names one of ``names`` (an open
+    Todo's own identifier, e.g. the branch or job it was to verify on)."""
+    for sentence in _sentences(text):
+        if not _SUCCESS_CLAIM.search(sentence) or _NEGATION.search(_strip_code(sentence)):
+            continue
+        if any(_contains_token(sentence, t) for t in names):
+            return True
+    return False
+
+
+def _partial_fraction(text: str) -> bool:
+    return any(int(m.group(1)) < int(m.group(2)) for m in _FRACTION.finditer(text))
+
+
+def _rule_pending_claimed_done(view: _View) -> RuleHit | None:
+    """``pending-item-claimed-done``: an open Todo's own tokens reported as done."""
+    for todo in view.open_todos:
+        tokens = {t for t in _distinctive_tokens(todo, view.todos) if t in _code_tokens(todo.text)}
+        if not tokens:
+            continue
+        mentions = [a for a in view.answers if any(_contains_token(a.text, t) for t in tokens)]
+        if any(_NEGATION.search(_strip_code(a.text)) for a in mentions):
+            continue
+        for a in mentions:
+            if _DONE_CLAIM.search(_strip_code(a.text)):
+                return _hit(
+                    "pending-item-claimed-done",
+                    "contradiction",
+                    a,
+                    f"Todo {todo.id} is still {todo.status}, but the answer reports it done: "
+                    f"“{_quote(a.text)}”",
+                    0.75,
+                )
+    return None
+
+
+#: Negations that deny a whole topic regardless of the verb ("didn't touch the X",
+#: "no X changes were needed").
+_DENY_ALL = _W.rx("deny_all")
+
+_DENY_VERB = _W.rx("deny_verb")
+
+#: Where a denial's object ends: a contrast ("…, only X") or a clause break.
+_DENIAL_CLAUSE_BREAK = re.compile(
+    r"[;；:：，、]|,\s*(?=(?:only|just|but|except|instead|while|although|though|so|because)\b)"
+    r"|\s(?=(?:but|only|except|instead|because)\s)|只是|但是|不过|而是|因为",
+    _I,
+)
+
+
+def _denial_clauses(sentence: str) -> list[str]:
+    """The clauses of ``sentence`` that carry a denial (negation or "kept")."""
+    return [
+        c
+        for c in _DENIAL_CLAUSE_BREAK.split(sentence)
+        if c.strip() and (_DENY_VERB.search(_strip_code(c)) or _KEPT.search(_strip_code(c)))
+    ]
+
+
+@functools.lru_cache(maxsize=4096)
+def _denials_of(
+    sentence: str,
+) -> tuple[tuple[str, str, bool, frozenset[str], frozenset[str]], ...]:
+    """Denial clauses of ``sentence``: (clause, clause without code, denies all changes,
+    denied verb classes, topic classes). Empty for a user-cited or optional sentence."""
+    if _USER_CITED.search(sentence) or _OFFER.search(sentence):
+        return ()
+    found = []
+    for clause in _denial_clauses(sentence):
+        plain = _strip_code(clause)
+        deny_all = bool(_DENY_ALL.search(plain))
+        denied = _denied_verbs(plain)
+        if _KEPT.search(plain):
+            denied.add("remove")
+        if deny_all or denied:
+            found.append((clause, plain, deny_all, frozenset(denied), _topics(plain)))
+    return tuple(found)
+
+
+@functools.lru_cache(maxsize=4096)
+def _prose(text: str) -> str:
+    """``text`` without code spans and identifier-like tokens (``drop_duplicates(...)``,
+    ``executeInTransaction=false``, ``a.b``): what is left are the words that describe
+    the work, so an identifier never passes for a verb of the work."""
+    return _IDENTIFIER_LIKE.sub(" ", _strip_code(text))
+
+
+_IDENTIFIER_LIKE = re.compile(r"[^\s]*(?:[_(=/]|[a-z][A-Z]|\w\.\w)[^\s]*")
+
+
+def _rule_done_item_denied(view: _View) -> RuleHit | None:
+    """``done-item-denied``: a completed Todo vs an answer clause denying that work.
+
+    The denial's clause (up to a contrast such as "…, only X" or a clause break) must
+    share a topic class or a distinctive object token with the Todo item, and deny a
+    verb of the Todo's kind (add/run/remove/change), deny all changes ("didn't touch"),
+    or keep what the Todo removed.
+    """
+    done = [
+        t
+        for t in view.todos
+        if t.status == "completed"
+        and not _open_marked(t.text)
+        and not _NEGATION.search(_strip_code(t.text))
+    ]
+    if not done:
+        return None
+    plain_answer = view.answer_plain
+    if not (_DENY_VERB.search(plain_answer) or _KEPT.search(plain_answer)):
+        return None
+    facts: list[tuple[Position, frozenset[str], set[str], set[str]]] = []
+    for a in view.negated_or_kept():
+        for sentence in _sentences(a.text):
+            for clause, _plain, deny_all, denied, c_topics in _denials_of(sentence):
+                if not facts:
+                    facts = [
+                        (
+                            todo,
+                            _topics(todo.text),
+                            _object_tokens(todo, view.todos),
+                            {n for n, rx in _VERB_CLASSES.items() if rx.search(_prose(todo.text))},
+                        )
+                        for todo in done
+                    ]
+                for todo, t_topics, objects, t_verbs in facts:
+                    if not (deny_all or denied & t_verbs):
+                        continue
+                    shared = bool(c_topics & t_topics) or any(
+                        _contains_token(clause, tok) for tok in objects
+                    )
+                    if shared and not _qualifiers(clause) - _qualifiers(todo.text):
+                        return _hit(
+                            "done-item-denied",
+                            "contradiction",
+                            a,
+                            f"Todo {todo.id} is completed (“{_quote(todo.text, 60)}”), but the "
+                            f"answer says it was not done: “{_quote(sentence)}”",
+                            0.8,
+                        )
+    return None
+
+
+def _denied_verbs(clause: str) -> set[str]:
+    """Verb classes that occur after a negation in ``clause``."""
+    found: set[str] = set()
+    m = _DENY_VERB.search(clause)
+    if m is None:
+        return found
+    window = clause[m.start() : m.end() + 16]
+    for name, rx in _VERB_CLASSES.items():
+        if rx.search(window):
+            found.add(name)
+    return found

@@ -1,0 +1,239 @@
+"""Rule family: request coverage — ``constraint-violated``,
+``requested-deliverable-missing``, ``listed-item-missing``, ``required-name-missing``
+(design.md §5, §13)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from jev.judges.rules._base import (
+    _DESCOPE,
+    _I,
+    _NEGATION,
+    _REPORT_ONLY,
+    _REQUEST_NEGATED,
+    _TOPICS,
+    RuleHit,
+    _code_tokens,
+    _contains_token,
+    _content_words,
+    _hit,
+    _lower,
+    _quote,
+    _strip_code,
+    _topics,
+    _View,
+    _Words,
+)
+from jev.positions import sentences as _sentences
+
+_W = _Words("coverage")
+
+#: A request sentence that forbids a kind of change.
+_PROHIBITION = _W.rx("prohibition")
+
+#: An answer sentence reporting a change.
+_CHANGE_REPORTED = _W.rx("change_reported")
+
+
+def _rule_constraint_violated(view: _View) -> RuleHit | None:
+    """``constraint-violated``: the answer reports the kind of change the request forbade."""
+    if not _CHANGE_REPORTED.search(view.answer_plain):
+        return None
+    for req in view.requests:
+        plain_req = _strip_code(req.text)
+        if not _PROHIBITION.search(plain_req):
+            continue
+        forbidden = _topics(plain_req)
+        if not forbidden:
+            continue
+        for a in view.answers:
+            for sentence in _sentences(a.text):
+                plain = _strip_code(sentence)
+                if not _CHANGE_REPORTED.search(plain) or _NEGATION.search(plain):
+                    continue
+                if forbidden & _topics(plain):
+                    return _hit(
+                        "constraint-violated",
+                        "omission",
+                        req,
+                        f"the request forbids this (“{_quote(req.text)}”), but the answer "
+                        f"reports it: “{_quote(sentence)}”",
+                        0.7,
+                    )
+    return None
+
+
+#: Deliverables a request can name, with the verbs that make them an ask.
+_DELIVERABLES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    name: (_W.rx(f"deliverables.{name}.noun"), _W.rx(f"deliverables.{name}.verb"))
+    for name in _W.keys("deliverables")
+}
+
+#: Evidence that a deliverable exists in the Todos or the answer. For tests, a test
+#: artifact or run — not "test account", "test data", "测试账号" and the like.
+_DELIVERED: dict[str, re.Pattern[str]] = {**_TOPICS, **_W.rx_table("delivered")}
+
+
+def _rule_deliverable_missing(view: _View) -> RuleHit | None:
+    """``requested-deliverable-missing``: an asked-for test/doc/changelog/version never shows up."""
+    if view.thin():
+        return None  # a bare report mentions nothing; absence is no evidence
+    report = view.todo_text + "\n" + view.answer_text
+    for req in view.requests:
+        text = req.text
+        if _REQUEST_NEGATED.search(text) or _REPORT_ONLY.search(text):
+            continue
+        for name, (noun, verb) in _DELIVERABLES.items():
+            if not (noun.search(text) and verb.search(text)):
+                continue
+            if name == "tests" and re.search(r"\btests?\b[^.]{0,30}\bpass", text, _I):
+                continue
+            if _DELIVERED[name].search(report):
+                continue
+            if any(
+                _DESCOPE.search(later.text) and _DELIVERED[name].search(later.text)
+                for later in view.later_requests
+                if (later.message or 1) > (req.message or 1)
+            ):
+                continue
+            return _hit(
+                "requested-deliverable-missing",
+                "omission",
+                req,
+                f"the request asks for {name} (“{_quote(text)}”), and neither the Todo list "
+                "nor the answer mentions it",
+                0.7,
+            )
+    return None
+
+
+_LIST_VERB_EN = _W.rx("list_verb_en")
+
+_LIST_VERB_ZH = re.compile(
+    r"(把|给|将|为|对)[^，。；]{0,40}(加|改|换|删|补|更新|迁移|升级|接入|支持|处理)"
+)
+
+_EXAMPLES = _W.rx("examples")
+
+_ITEM_SPLIT_EN = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
+
+_ITEM_SPLIT_ZH = re.compile(r"、|以及|和|及")
+
+
+def _request_lists(text: str) -> Iterable[list[str]]:
+    """Enumerations of three or more things the request asks to act on."""
+    for sentence in re.split(r"(?<=[.!?])\s+|[。！？\n；;]", text):
+        sentence = sentence.strip()
+        if not sentence or _REQUEST_NEGATED.search(sentence) or _EXAMPLES.search(sentence):
+            continue
+        after_colon = sentence.split(":", 1)[1].strip() if ":" in sentence else ""
+        if _LIST_VERB_EN.search(sentence) or _LIST_VERB_EN.search(after_colon):
+            body = after_colon or sentence
+            if body.count(",") < 1 or " and " not in body:
+                continue
+            items = [i for i in _ITEM_SPLIT_EN.split(body.rstrip(".")) if i.strip()]
+        elif _LIST_VERB_ZH.search(sentence):
+            for clause in re.split(r"[，,]", sentence):
+                body = re.split(r"：|:\s", clause)[-1]
+                if body.count("、") < 2:
+                    continue
+                items = [i for i in _ITEM_SPLIT_ZH.split(body) if i.strip()]
+                if len(items) >= 3:
+                    yield items
+            continue
+        else:
+            continue
+        if len(items) >= 3:
+            yield items
+
+
+_TRAILING_COUNT = re.compile(r"[一二三四五六七八九十两\d]+\s*(个|项|种|类)[^、，,]*$")
+
+
+def _item_tokens(item: str) -> set[str]:
+    return {t for t in _code_tokens(item) | _content_words(item) if t.isascii()} or {
+        t for t in _content_words(item)
+    }
+
+
+def _mentions_part(text: str, token: str) -> bool:
+    """Like :func:`_contains_token`, but a part of an identifier counts too: "deletion
+    protection" is mentioned by ``deletion_protection`` and ``deletion.protection``."""
+    if _contains_token(text, token):
+        return True
+    if not token[0].isascii():
+        return False
+    low = _lower(text)
+    return re.search(r"(?<![a-z0-9])" + re.escape(token) + r"(?![a-z0-9])", low) is not None
+
+
+def _rule_listed_item_missing(view: _View) -> RuleHit | None:
+    """``listed-item-missing``: the request lists three or more things to act on; the
+    Todos and the answer name all but one, and that one nowhere."""
+    if view.thin():
+        return None  # a bare report mentions nothing; absence is no evidence
+    report = view.todo_text + "\n" + view.answer_text
+    for req in view.requests:
+        for items in _request_lists(req.text):
+            items = [_TRAILING_COUNT.sub("", i) for i in items]
+            own = [_item_tokens(i) for i in items]
+            tokens = [
+                t - set().union(*(o for j, o in enumerate(own) if j != k))
+                for k, t in enumerate(own)
+            ]
+            if any(not t for t in tokens):
+                continue
+            found = [any(_mentions_part(report, t) for t in toks) for toks in tokens]
+            missing = [i for i, f in zip(items, found, strict=True) if not f]
+            if len(missing) != 1:
+                continue
+            if any(
+                _DESCOPE.search(later.text)
+                and any(_contains_token(later.text, t) for t in _item_tokens(missing[0]))
+                for later in view.later_requests
+            ):
+                continue
+            return _hit(
+                "listed-item-missing",
+                "omission",
+                req,
+                f"the request lists {len(items)} things; neither the Todos nor the answer "
+                f"mention “{_quote(missing[0].strip(), 60)}”",
+                0.7,
+            )
+    return None
+
+
+#: A request clause that requires something ("must", "each … should", "都要").
+_REQUIREMENT = _W.rx("requirement")
+
+_IDENTIFIER = re.compile(
+    r"`([A-Za-z_][\w-]*)`|\b([a-z][a-z0-9]*_[a-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*)\b"
+)
+
+
+def _rule_required_name_missing(view: _View) -> RuleHit | None:
+    """``required-name-missing``: a required field/flag named in the request (``request_id``)
+    that neither the Todos nor the answer ever name."""
+    if view.thin():
+        return None  # a bare report mentions nothing; absence is no evidence
+    report = view.todo_text + "\n" + view.answer_text
+    for req in view.requests:
+        for clause in re.split(r"[;。；，!?？！\n]|[.,](?=\s|$)", req.text):
+            if not _REQUIREMENT.search(clause) or _REQUEST_NEGATED.search(clause):
+                continue
+            for m in _IDENTIFIER.finditer(clause):
+                name = (m.group(1) or m.group(2)).lower()
+                if len(name) < 4 or _contains_token(report, name):
+                    continue
+                return _hit(
+                    "required-name-missing",
+                    "omission",
+                    req,
+                    f"the request requires `{name}` (“{_quote(clause.strip(), 60)}”), and "
+                    "neither the Todo list nor the answer mentions it",
+                    0.7,
+                )
+    return None

@@ -1,0 +1,357 @@
+"""Rule family: numeric and count conflicts — ``partial-count-claimed-all``,
+``number-mismatch``, ``version-mismatch``, ``setting-mismatch``, ``none-claimed-vs-count``,
+``list-count-mismatch`` (design.md §5, §13)."""
+
+from __future__ import annotations
+
+import re
+
+from jev.judges.rules._base import (
+    _FRACTION,
+    _I,
+    _NEGATION,
+    _PAST_RUN,
+    _STOPWORDS,
+    _VERB_CLASSES,
+    RuleHit,
+    _code_tokens,
+    _contains_token,
+    _distinctive_tokens,
+    _hit,
+    _lower,
+    _open_marked,
+    _quote,
+    _rx,
+    _strip_code,
+    _topics,
+    _View,
+    _Words,
+)
+from jev.positions import sentences as _sentences
+
+_W = _Words("numbers")
+
+_UNIT_VALUE = _W.rx("unit_value")
+
+_BASELINE = _W.rx("baseline")
+
+
+def _rule_partial_count(view: _View) -> RuleHit | None:
+    """``partial-count-claimed-all``: Todo "14/15" while the answer says "all 15"."""
+    for todo in view.todos:
+        for m in _FRACTION.finditer(todo.text):
+            done, total = int(m.group(1)), int(m.group(2))
+            if not 0 <= done < total:
+                continue
+            universal = _rx(
+                rf"\ball (the |of the )?{total}\b|\b{total}\s*/\s*{total}\b"
+                rf"|(全部|所有)\s*{total}|{total}\s*个[^，。]{{0,8}}(都|全部)"
+            )
+            for a in view.answers:
+                if universal.search(a.text) and not _NEGATION.search(_strip_code(a.text)):
+                    return _hit(
+                        "partial-count-claimed-all",
+                        "contradiction",
+                        a,
+                        f"Todo {todo.id} says {done}/{total}, the answer says all {total}: "
+                        f"“{_quote(a.text)}”",
+                        0.85,
+                    )
+    return None
+
+
+def _unit_values(text: str) -> dict[str, set[float]]:
+    values: dict[str, set[float]] = {}
+    for m in _UNIT_VALUE.finditer(text):
+        unit = _normal_unit(m.group(2).lower())
+        try:
+            number = float(m.group(1).replace(",", ""))
+        except ValueError:
+            continue
+        if unit == "s":
+            pass
+        values.setdefault(unit, set()).add(number)
+    return values
+
+
+def _normal_unit(unit: str) -> str:
+    table = {
+        "error": "errors",
+        "个错误": "errors",
+        "warning": "warnings",
+        "个警告": "warnings",
+        "sec": "s",
+        "second": "s",
+        "seconds": "s",
+        "秒": "s",
+        "min": "min",
+        "minute": "min",
+        "minutes": "min",
+        "分钟": "min",
+    }
+    return table.get(unit, unit)
+
+
+def _rule_number_mismatch(view: _View) -> RuleHit | None:
+    """``number-mismatch``: same unit, different values, Todo value absent from the answer."""
+    answer_values = _unit_values(view.answer_text)
+    if not answer_values:
+        return None
+    for todo in view.todos:
+        if _BASELINE.search(todo.text):
+            continue
+        for unit, todo_vals in _unit_values(todo.text).items():
+            seen = answer_values.get(unit)
+            if not seen or todo_vals & seen:
+                continue
+            if unit in ("s", "ms", "min") and not (_topics(todo.text) or _code_tokens(todo.text)):
+                continue
+            for a in view.answers:
+                values = _unit_values(a.text).get(unit, set())
+                if values - todo_vals:
+                    return _hit(
+                        "number-mismatch",
+                        "contradiction",
+                        a,
+                        f"Todo {todo.id} reports {sorted(todo_vals)} {unit}, the answer "
+                        f"reports otherwise: “{_quote(a.text)}”",
+                        0.7,
+                    )
+    return None
+
+
+#: A line that announces a list with a count: "Changed 5 files:", "共修改了 5 个文件：".
+_COUNTED_INTRO = re.compile(
+    r"(?<![\d.,])(\d{1,3})\s*(?:个|处|份|条|项)?\s*(?:[\w-]+\s+){0,2}?"
+    r"(files?|places?|call[- ]sites?|endpoints?|routes?|modules?|packages?|components?"
+    r"|services?|handlers?|tables?|pages?|jobs?|functions?|classes?|steps?|changes?|items?"
+    r"|文件|接口|路由|模块|包|组件|服务|表|页面|任务|函数|步骤|处|项)"
+    r"[^\d\n]{0,30}[:：][ \t]*$"
+    r"|^[ \t]*(?:[\w-]+[ \t]+){0,2}?[\u4e00-\u9fff]{0,6}?"
+    r"(?:files?|endpoints?|routes?|modules?|packages?|components?"
+    r"|services?|tables?|pages?|functions?|classes?|steps?|changes?|文件|接口|模块|组件|服务|表)"
+    r"(?:[ \t]+(?:changed|modified|updated|touched|added|removed|converted|migrated))?"
+    r"[ \t]*[(（](\d{1,3})[)）][ \t]*[:：][ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+#: The intro presents a sample, not the whole list ("including", "e.g.", "其中").
+_PARTIAL_LIST = _W.rx("partial_list")
+
+_BULLET = re.compile(r"^([ \t]*)(?:[-*•+]|\d{1,3}[.)])\s+\S")
+
+
+def _rule_list_count_mismatch(view: _View) -> RuleHit | None:
+    """``list-count-mismatch``: "changed 5 files:" followed by a list of another length."""
+    if not _COUNTED_INTRO.search(view.answer_text):
+        return None
+    lines = view.answer_text.split("\n")
+    for i, line in enumerate(lines):
+        m = _COUNTED_INTRO.search(line)
+        if m is None or _PARTIAL_LIST.search(line):
+            continue
+        claimed = int(m.group(1) or m.group(3))
+        count, indent = 0, None
+        for follow in lines[i + 1 :]:
+            if not follow.strip():
+                continue
+            b = _BULLET.match(follow)
+            depth = len(follow) - len(follow.lstrip())
+            if b is not None and (indent is None or depth == indent):
+                indent = depth if indent is None else indent
+                count += 1
+            elif indent is not None and depth > indent:
+                continue  # a nested bullet or a continuation line
+            else:
+                break
+        if count >= 2 and claimed >= 2 and count != claimed:
+            focus = next((a for a in view.answers if a.text.strip() in line), None)
+            if focus is None:
+                continue
+            return _hit(
+                "list-count-mismatch",
+                "contradiction",
+                focus,
+                f"the answer announces {claimed} but lists {count}: “{_quote(focus.text)}”",
+                0.75,
+            )
+    return None
+
+
+_VERSION = re.compile(r"(?<![\w.])v?(\d{1,4}(?:\.\d{1,4}){1,3})(?![\w.]*\d)")
+
+_CLAUSE_BREAK = re.compile(r"[;；。]|[:：](?=\s)|，|, (?=(?:but|while|and|so)\b)")
+
+
+def _rule_version_mismatch(view: _View) -> RuleHit | None:
+    """``version-mismatch``: a completed Todo sets X to version V; the answer has X at W.
+
+    Only a clause that names one of the Todo's distinctive object tokens, holds another
+    version of the same shape and major number, does not hold V and does not read as
+    the old value ("from", "was", "→") counts.
+    """
+    if not _VERSION.search(view.answer_text):
+        return None
+    for todo in view.todos:
+        if todo.status != "completed" or _open_marked(todo.text):
+            continue
+        versions = {m.group(1) for m in _VERSION.finditer(todo.text)}
+        if len(versions) != 1:
+            continue
+        (wanted,) = versions
+        objects = {
+            t
+            for t in _distinctive_tokens(todo, view.todos)
+            if not any(ch.isdigit() for ch in t)
+            and not any(rx.search(t) for rx in _VERB_CLASSES.values())
+            and t not in ("bump", "upgrade", "pin", "set", "deploy", "release")
+        }
+        objects |= {
+            part
+            for t in objects
+            if "-" in t
+            for part in t.split("-")
+            if len(part) >= 4 and part not in _STOPWORDS and part not in _VERSION_NOISE
+        }
+        if not objects:
+            continue
+        for a in view.answers:
+            if wanted in a.text and not _VERSION.search(a.text.replace(wanted, "")):
+                continue
+            for clause in _CLAUSE_BREAK.split(a.text):
+                if wanted in clause:
+                    continue
+                if not any(_contains_token(clause, t) for t in objects):
+                    continue
+                for m in _VERSION.finditer(clause):
+                    other = m.group(1)
+                    if _old_version(clause, m.start(), m.end()):
+                        continue
+                    if _same_version_shape(wanted, other) and other != wanted:
+                        return _hit(
+                            "version-mismatch",
+                            "contradiction",
+                            todo,
+                            f"Todo {todo.id} is completed with {wanted} "
+                            f"(“{_quote(todo.text, 60)}”), but the answer reports {other}: "
+                            f"“{_quote(clause)}”",
+                            0.75,
+                        )
+    return None
+
+
+#: Parts of a hyphenated package name that say nothing about which thing it is.
+_VERSION_NOISE = frozenset(["starter", "parent", "plugin", "core", "common", "utils", "main"])
+
+_VERSION_FROM_BEFORE = _W.rx("version_from_before")
+
+_VERSION_TO_AFTER = re.compile(r"[\s*_`)]*(?:→|->|=>|\bto\b|到)", re.I)
+
+
+def _old_version(clause: str, start: int, end: int) -> bool:
+    """Whether the version at ``clause[start:end]`` reads as the old value ("from 3.1.9",
+    "3.1.9 → 3.2.5", "was 2.0")."""
+    before = clause[max(0, start - 24) : start]
+    return bool(_VERSION_FROM_BEFORE.search(before) or _VERSION_TO_AFTER.match(clause, end))
+
+
+def _same_version_shape(a: str, b: str) -> bool:
+    pa, pb = a.split("."), b.split(".")
+    return len(pa) == len(pb) and pa[0] == pb[0]
+
+
+#: A Todo that sets a named setting to a number or boolean ("minReplicas 为 3",
+#: "set max_workers to 8", "`retries = 5`"). The key must look like an identifier.
+_TODO_SETTING = re.compile(
+    r"(?<![\w.])`?(?P<key>[A-Za-z_][\w.]*)`?\s*"
+    r"(?:to|=|:|为|改为|改成|设为|设置为|调到|调为|→|->)\s*`?(?P<val>-?\d+(?:\.\d+)?|true|false)\b",
+)
+
+#: ``{key}`` bound to a value in the answer ("minReplicas: 4", "`retries` is 5", "为 3").
+_ANSWER_SETTING = (
+    r"(?<![\w.]){key}`?\s*(?:[:=]|\bis(?: now)?\b|为|是|设为|改为)\s*[`'\"*]*"
+    r"(-?\d+(?:\.\d+)?|true|false)\b"
+)
+
+
+def _rule_setting_mismatch(view: _View) -> RuleHit | None:
+    """``setting-mismatch``: a completed Todo sets ``key`` to V; the answer shows ``key`` at
+    another value W and never at V (an old value — "from 2", "2 →" — does not count)."""
+    for todo in view.todos:
+        if todo.status != "completed" or not _HAS_VALUE.search(todo.text):
+            continue
+        if _open_marked(todo.text):
+            continue
+        for m in _TODO_SETTING.finditer(todo.text):
+            if not _IDENTIFIER_SHAPE.search(m.group("key")):
+                continue  # a plain word ("replicas to 3") is not a named setting
+            key = m.group("key").rsplit(".", 1)[-1]
+            wanted = m.group("val").lower()
+            if len(key) < 4 or key.lower() not in _lower(view.answer_text):
+                continue
+            rx = re.compile(_ANSWER_SETTING.format(key=re.escape(key)), _I)
+            seen = []
+            for a in view.answers:
+                for v in rx.finditer(a.text):
+                    if _old_version(a.text, v.start(), v.end()):
+                        continue
+                    seen.append((a, v.group(1).lower()))
+            if not seen or any(_same_value(val, wanted) for _, val in seen):
+                continue
+            a, other = seen[0]
+            return _hit(
+                "setting-mismatch",
+                "contradiction",
+                a,
+                f"Todo {todo.id} sets {key} to {wanted} (“{_quote(todo.text, 60)}”), but the "
+                f"answer shows {key} at {other}: “{_quote(a.text)}”",
+                0.75,
+            )
+    return None
+
+
+_HAS_VALUE = re.compile(r"\d|true|false", re.I)
+
+_IDENTIFIER_SHAPE = re.compile(r"[a-z][A-Z]|_|\w\.\w")
+
+
+def _same_value(a: str, b: str) -> bool:
+    try:
+        return float(a) == float(b)
+    except ValueError:
+        return a == b
+
+
+#: A completed Todo that says nothing of a kind happened ("nothing destroyed",
+#: "no failures", "没有报错").
+_TODO_NONE = _W.rx("todo_none")
+
+
+def _rule_none_claimed_vs_count(view: _View) -> RuleHit | None:
+    """``none-claimed-vs-count``: a completed Todo says "nothing destroyed" / "no failures"
+    while the answer reports a positive count of that kind ("1 to destroy", "2 failed")."""
+    for todo in view.todos:
+        if todo.status != "completed":
+            continue
+        m = _TODO_NONE.search(todo.text)
+        if m is None:
+            continue
+        if m.group("en"):
+            count = _rx(rf"\b[1-9]\d*\s+(?:to\s+)?{m.group('en')}\w*")
+        else:
+            count = re.compile(rf"[1-9]\d*\s*(?:个|处|条)?{m.group('zh')}")
+        for a in view.answers:
+            for sentence in _sentences(a.text):
+                if not count.search(sentence) or _PAST_RUN.search(sentence):
+                    continue
+                if _rx(r"\b(fixed|resolved)\b|修复|解决").search(sentence):
+                    continue
+                return _hit(
+                    "none-claimed-vs-count",
+                    "contradiction",
+                    todo,
+                    f"Todo {todo.id} says none (“{_quote(todo.text, 60)}”), but the answer "
+                    f"reports some: “{_quote(sentence)}”",
+                    0.75,
+                )
+    return None

@@ -1,0 +1,95 @@
+"""Rule family: open items — ``all-done-with-open-items``, ``open-item`` and
+``answer-admits-unfinished`` (design.md §5, §13)."""
+
+from __future__ import annotations
+
+from jev.judges.rules._base import (
+    _NEGATION,
+    _OFFER,
+    _USER_CITED,
+    RuleHit,
+    _hit,
+    _quote,
+    _strip_code,
+    _View,
+    _Words,
+)
+from jev.judges.rules.asks import _TODO_WAITS_USER, _ask_user_anywhere
+
+_W = _Words("open_items")
+
+#: The answer says part of the work is not finished.
+_ADMITS_UNFINISHED = _W.gate("admits_unfinished")
+
+
+def _rule_open_item(view: _View) -> RuleHit | None:
+    """``open-item``: a pending/in-progress Todo item the user did not descope."""
+    for todo in view.open_todos:
+        if view.descoped(todo) or _OPTIONAL.search(todo.text):
+            continue
+        mentions = view.answer_mentions(todo)
+        if any(_USER_CITED.search(a.text) or _NOT_REQUESTED.search(a.text) for a in mentions):
+            continue
+        if _TODO_WAITS_USER.search(todo.text) and _ask_user_anywhere(view):
+            continue
+        said = "the answer does not account for it" if not mentions else "the answer leaves it open"
+        return _hit(
+            "open-item",
+            "omission",
+            todo,
+            f"Todo {todo.id} is still {todo.status} (“{_quote(todo.text, 60)}”) and {said}",
+            0.8 if not mentions else 0.7,
+        )
+    return None
+
+
+#: A Todo item the agent itself marks as optional / beyond the request.
+_OPTIONAL = _W.rx("optional")
+
+#: The answer explains an open item as outside what the user asked for.
+_NOT_REQUESTED = _W.rx("not_requested")
+
+#: "All done" style claims over the whole turn.
+_ALL_DONE = _W.rx("all_done")
+
+
+def _rule_all_done_with_open_items(view: _View) -> RuleHit | None:
+    """``all-done-with-open-items``: "all done" while a Todo item is still open."""
+    open_items = [t for t in view.open_todos if not (view.descoped(t) or _OPTIONAL.search(t.text))]
+    if not open_items:
+        return None
+    for todo in open_items:
+        if any(_NEGATION.search(_strip_code(a.text)) for a in view.answer_mentions(todo)):
+            return None  # the answer accounts for the open item
+    for a in view.answers:
+        plain = _strip_code(a.text)
+        if _ALL_DONE.search(plain) and not _NEGATION.search(plain):
+            todo = open_items[0]
+            return _hit(
+                "all-done-with-open-items",
+                "contradiction",
+                a,
+                f"the answer says everything is done, but Todo {todo.id} is still "
+                f"{todo.status}: “{_quote(todo.text, 60)}”",
+                0.8,
+            )
+    return None
+
+
+def _rule_admits_unfinished(view: _View) -> RuleHit | None:
+    """``answer-admits-unfinished``: the answer says a part is not finished."""
+    if not _ADMITS_UNFINISHED.search(view.answer_plain):
+        return None
+    for a in view.answers:
+        plain = _strip_code(a.text)
+        if _ADMITS_UNFINISHED.search(plain) and not _USER_CITED.search(plain):
+            if _OFFER.search(plain):
+                continue
+            return _hit(
+                "answer-admits-unfinished",
+                "omission",
+                a,
+                f"the answer says part of the work is not finished: “{_quote(a.text)}”",
+                0.7,
+            )
+    return None
