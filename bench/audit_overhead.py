@@ -7,7 +7,7 @@ to-the-judge by design) it prints:
 
 * the time of each step of Jev's own work: number (positions), render (jinja2 judge
   input), budget check, parse + map of the reply — and their sum, the "overhead";
-* the time of a whole :func:`jev.audit.run_audit` with an instant, counting stand-in
+* the time of a whole :func:`jev.auditor.run_audit` with an instant, counting stand-in
   judge (adds language resolution, the material digest and outcome building);
 * both as a ratio to ``json.loads`` of the same material serialised as JSON (a
   machine-independent yardstick);
@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from jev.audit import run_audit
+from jev.auditor import run_audit
 from jev.domain import (
     JudgeAnswer,
     JudgeInfo,

@@ -16,9 +16,9 @@ __version__ = "0.1.0"
 
 #: public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "Auditor": "jev.api",
-    "Decision": "jev.api",
-    "run_audit": "jev.audit",
+    "Auditor": "jev.auditor",
+    "Decision": "jev.auditor",
+    "run_audit": "jev.auditor",
     "Material": "jev.domain",
     "TodoItem": "jev.domain",
     "Settings": "jev.domain",

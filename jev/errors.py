@@ -25,6 +25,7 @@ exactly one place per boundary (``jev.judges._http``, ``jev.store``, the readers
 from __future__ import annotations
 
 __all__ = [
+    "RETRY_AFTER_CAP_S",
     "ContextLengthError",
     "JevError",
     "JudgeError",
@@ -108,6 +109,12 @@ class OverBudget(JevError):
         )
 
 
+#: Longest wait (seconds) honoured before a technical retry: a provider's larger
+#: ``Retry-After`` is capped to it (SPEC §6). The one definition; judges and the
+#: retry loop use it, and hook timeouts are computed from it.
+RETRY_AFTER_CAP_S = 60.0
+
+
 class JudgeError(JevError):
     """The judge produced no valid verdict (SPEC §6). Retryable as a technical retry."""
 
@@ -120,7 +127,8 @@ class TransportError(JudgeError):
 
     Attributes:
         status: HTTP status code, or ``None`` for timeouts and connection failures.
-        retry_after_s: seconds the provider asked us to wait (``Retry-After``), if any.
+        retry_after_s: seconds the provider asked us to wait (``Retry-After``, at most
+            :data:`RETRY_AFTER_CAP_S`), if any.
         retryable: whether a technical retry can help (False for 400/401/403/404).
     """
 

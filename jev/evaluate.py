@@ -9,7 +9,7 @@ Two layers:
   ``jev replay --live`` uses the same :class:`Confusion` for its agreement report.
 * **evaluation**: :func:`load_cases` reads a corpus folder (``tests/fixtures/cases``
   format, see ``/shared/cases/README.md``), :func:`evaluate` runs every case through
-  the one live audit path (:func:`jev.audit.run_audit`) and returns an
+  the one live audit path (:func:`jev.auditor.run_audit`) and returns an
   :class:`EvalReport`; :func:`format_table` prints it, :meth:`EvalReport.to_json`
   serialises it and :func:`render_html` renders the self-contained HTML page
   (``prompts/eval_report.html.j2``: inline SVG heat map and bars, no plotting
@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jev.auditor import run_audit
 from jev.domain import ASSESSMENTS, Material, Position
 from jev.errors import UsageError
 
@@ -618,7 +619,7 @@ def evaluate(
     sleep: Callable[[float], None] = time.sleep,
     on_result: Callable[[CaseResult], None] | None = None,
 ) -> EvalReport:
-    """Audit every case through :func:`jev.audit.run_audit` and score it.
+    """Audit every case through :func:`jev.auditor.run_audit` and score it.
 
     Args:
         cases: the labelled cases.
@@ -633,8 +634,6 @@ def evaluate(
         The :class:`EvalReport`. Judge failures count as ``incomplete`` results,
         never raise.
     """
-    from jev.audit import run_audit
-
     started = time.perf_counter()
     results: list[CaseResult] = []
     for case in cases:

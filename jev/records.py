@@ -30,14 +30,16 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from jev.domain import AuditOutcome, Material, Settings
+    from jev.loop import Action, LoopState
+    from jev.store import TurnKey
 
 __all__ = [
     "HOSTS",
     "RECORD_STATUSES",
     "Record",
+    "build_record",
     "iso_utc",
     "parse_iso_utc",
-    "record_from_outcome",
     "validate_record_json",
 ]
 
@@ -283,96 +285,104 @@ def _dict_or_none(value: Any) -> dict[str, Any] | None:
     return dict(value)
 
 
-def record_from_outcome(
-    outcome: AuditOutcome,
-    *,
-    now: float,
-    profile: str,
-    host: str,
-    session: str,
-    turn: str,
-    round: int,
+def build_record(
+    key: TurnKey,
+    settings: Settings,
+    before: LoopState,
+    after: LoopState,
+    action: Action,
+    outcome: AuditOutcome | None,
     material: Material | None,
-    loop_before: Mapping[str, Any] | None,
-    loop_after: Mapping[str, Any] | None,
-    action: Mapping[str, Any] | None,
-    supplements_used: int,
-    max_supplements: int,
-    settings: Settings | None,
-    supplement_text: str | None = None,
     turn_number: int | None = None,
-    status: str | None = None,
-    reason: str | None = None,
+    *,
+    status: str,
+    supplement: str | None = None,
+    now: float,
+    steer: bool = True,
 ) -> Record:
-    """Build the record of one audit attempt from its :class:`AuditOutcome`.
+    """Build the record of one audit attempt (SPEC §11) — the only record builder.
+
+    :class:`jev.auditor.Auditor` calls it for every hook, API, ``jev audit`` and
+    ``jev retry`` attempt; the tests build their records with it too.
 
     Args:
-        outcome: the audit's outcome (verdict, raw replies, usage, sizes, hashes).
+        key: host + session + turn ids (``TurnKey``).
+        settings: the settings in force (snapshot; holds the key's variable NAME only).
+        before, after: the turn's loop state before and after the decision.
+        action: the loop's action.
+        outcome: the audit outcome (``None`` for a cancel).
+        material: the full material judged (``None``: none, e.g. a cancel).
+        turn_number: 1-based turn number in the session, if known.
+        status: one of :data:`RECORD_STATUSES`.
+        supplement: the supplement text sent, if any.
         now: epoch seconds of the attempt (the caller's clock).
-        status: overrides ``outcome.status`` (use ``"stale"`` when the turn moved on
-            before the verdict could be acted upon, SPEC §14; ``"cancelled"``).
-        reason: overrides ``outcome.reason``.
-        Other arguments: see :class:`Record`'s attributes; ``loop_before`` /
-        ``loop_after`` / ``action`` are the JSON forms of the loop's values.
+        steer: whether a supplement could be sent (False for ``jev audit`` and a
+            shell ``jev retry``).
 
     Raises:
-        ValueError: for an invalid host name, an unknown status, or ``round < 1``.
+        ValueError: for an invalid host name or an unknown status.
     """
     from jev import __version__
 
-    final_status = status or outcome.status
-    if not _HOST_RE.fullmatch(host):
+    if not _HOST_RE.fullmatch(key.host):
         raise ValueError(
-            f"invalid host name {host!r}: use letters, digits, '.', '_' or '-' (at most 64), "
-            f"e.g. one of {HOSTS}"
+            f"invalid host name {key.host!r}: use letters, digits, '.', '_' or '-' "
+            f"(at most 64), e.g. one of {HOSTS}"
         )
-    if final_status not in RECORD_STATUSES:
-        raise ValueError(f"unknown record status {final_status!r}; expected {RECORD_STATUSES}")
-    if round < 1:
-        raise ValueError(f"round must be >= 1, got {round}")
-    verdict = outcome.verdict
+    if status not in RECORD_STATUSES:
+        raise ValueError(f"unknown record status {status!r}; expected {RECORD_STATUSES}")
+    verdict = outcome.verdict if outcome is not None else None
     focus: dict[str, Any] | None = None
     if verdict is not None:
-        focus = {
-            "id": verdict.focus.id,
-            "kind": verdict.focus.kind,
-            "index": verdict.focus.index,
-            "quote": verdict.focus.text,
-            "status": verdict.focus.status,
+        f = verdict.focus
+        focus = {"id": f.id, "kind": f.kind, "index": f.index, "quote": f.text, "status": f.status}
+    if outcome is not None and outcome.judge is not None:
+        judge = outcome.judge.to_json()
+    else:
+        judge = {
+            "provider": settings.judge.provider,
+            "model": settings.judge.model,
+            "heuristic": settings.judge.provider == "rules",
         }
+    if outcome is not None and outcome.material_hash:
+        material_hash = outcome.material_hash
+    else:
+        material_hash = material.digest() if material is not None else ""
     return Record(
+        id=None,
         created_at=iso_utc(now),
-        profile=profile,
-        host=host,
-        session=session,
-        turn=turn,
+        profile=settings.profile,
+        host=key.host,
+        session=key.session,
+        turn=key.turn,
         turn_number=turn_number,
-        round=round,
-        status=final_status,
-        material=None if material is None else material.to_json(),
-        material_hash=outcome.material_hash or ("" if material is None else material.digest()),
-        input_chars=outcome.input_chars,
-        budget_chars=outcome.budget_chars,
-        judge=None if outcome.judge is None else outcome.judge.to_json(),
-        raw_replies=tuple(outcome.raw_replies),
-        assessment=None if verdict is None else verdict.assessment,
+        round=after.audits if status == "verdict" else before.audits + 1,
+        status=status,
+        material=material.to_json() if material is not None else None,
+        material_hash=material_hash,
+        input_chars=outcome.input_chars if outcome is not None else None,
+        budget_chars=settings.evidence_chars,
+        judge=judge,
+        raw_replies=tuple(outcome.raw_replies) if outcome is not None else (),
+        assessment=verdict.assessment if verdict is not None else None,
         focus=focus,
-        confidence=None if verdict is None else verdict.confidence,
-        loop_before=None if loop_before is None else dict(loop_before),
-        loop_after=None if loop_after is None else dict(loop_after),
-        action=None if action is None else dict(action),
-        supplement_text=supplement_text,
-        supplements_used=supplements_used,
-        max_supplements=max_supplements,
-        error_kind=outcome.error_kind,
-        reason=outcome.reason if reason is None else reason,
-        latency_ms=float(outcome.latency_ms),
-        usage=None if outcome.usage is None else outcome.usage.to_json(),
-        attempts=outcome.attempts,
-        settings=None if settings is None else settings.to_json(),
+        confidence=verdict.confidence if verdict is not None else None,
+        loop_before=before.to_json(),
+        loop_after=after.to_json(),
+        action=action.to_json(),
+        supplement_text=supplement,
+        supplements_used=after.supplements_used,
+        max_supplements=settings.max_supplements,
+        error_kind=outcome.error_kind if outcome is not None else None,
+        reason=outcome.reason if outcome is not None else action.reason,
+        latency_ms=float(outcome.latency_ms) if outcome is not None else 0.0,
+        usage=outcome.usage.to_json() if outcome is not None and outcome.usage else None,
+        attempts=outcome.attempts if outcome is not None else 0,
+        settings=settings.to_json(),
         jev_version=__version__,
-        template_hash=outcome.template_hash,
-        language=outcome.language,
+        template_hash=outcome.template_hash if outcome is not None else "",
+        language=outcome.language if outcome is not None else "",
+        steer=steer,
     )
 
 

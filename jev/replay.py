@@ -6,11 +6,11 @@ copied:
 
 1. ``Material.from_json(record.material)`` → :func:`jev.positions.number`;
 2. the stored raw replies, in order, through :func:`jev.reply.parse_reply` exactly as
-   :func:`jev.audit.run_audit` treats them: the first valid reply wins; when none is
+   :func:`jev.auditor.run_audit` treats them: the first valid reply wins; when none is
    valid the audit is ``incomplete`` with the last response-error kind (a stored
    transport failure, which no stored text can reproduce, keeps its stored kind);
    an over-budget record is re-rendered with the current templates
-   (:func:`jev.audit.prepare`) and re-checked against its stored ``budget_chars``
+   (:func:`jev.auditor.prepare`) and re-checked against its stored ``budget_chars``
    (:func:`jev.render.check_budget`); a skipped record goes through the Todo gate;
 3. :func:`jev.loop.decide` from the stored ``loop_before`` with the stored
    ``max_supplements`` (:func:`jev.loop.cancel` for a cancelled record);
@@ -25,7 +25,7 @@ stream (one JSONL line at a time, or the store in pages), so memory stays flat
 whatever the export's size; only the records that changed are kept.
 
 **Live** (:func:`live_replay`): re-ask a judge for each stored material through
-:func:`jev.audit.run_audit_async` (current rendering, technical retries honouring
+:func:`jev.auditor.run_audit_async` (current rendering, technical retries honouring
 ``Retry-After``) with bounded concurrency, append one JSON line per answered record to
 an output file (resumable: answered records are skipped), and build an
 :class:`Agreement` report (per-class counts, confusion matrix, Cohen's κ, focus
@@ -42,15 +42,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from jev.domain import AuditOutcome, JudgeSettings, Material, Settings
-from jev.errors import ResponseError, UsageError
-from jev.records import Record
+from jev.attempts import Attempts, ask_until_verdict
+from jev.auditor import budget_refusal, conclude, prepare, run_audit_async
+from jev.domain import AuditOutcome, JudgeAnswer, JudgeSettings, Material, Settings
+from jev.errors import ResponseError, TransportError, UsageError
+from jev.evaluate import INCOMPLETE, Confusion, format_confusion
+from jev.loop import LoopState, cancel, validate_max_supplements
+from jev.positions import number
+from jev.records import Record, validate_record_json
 
 if TYPE_CHECKING:
     from jev.domain import Numbering
-    from jev.evaluate import Confusion
     from jev.judges import Judge
-    from jev.loop import LoopState
     from jev.store import Store
 
 __all__ = [
@@ -128,8 +131,6 @@ def iter_jsonl(path: Path, *, validate: bool = False) -> Iterator[Entry]:
     Raises:
         UsageError: the file cannot be opened.
     """
-    from jev.records import validate_record_json
-
     try:
         handle = path.open("rb")
     except OSError as exc:
@@ -303,33 +304,45 @@ def settings_of(record: Record) -> Settings:
 
 
 def outcome_from_replies(record: Record, numbering: Numbering) -> AuditOutcome:
-    """Rebuild a record's audit outcome from its stored raw replies with the current
-    :func:`jev.reply.parse_reply` (first valid reply wins, as in :mod:`jev.audit`).
+    """Rebuild a record's audit outcome from its stored raw replies, through the live
+    path's own call loop (:func:`jev.attempts.ask_until_verdict`): the stored replies
+    are the judge's answers, in order, so the first valid reply wins exactly as live.
 
     When no reply is valid the outcome is ``incomplete``: its error kind is the last
     reply's response-error kind, unless the stored kind is a transport failure (which
     happened after the last reply and cannot be replayed), which is kept.
     """
-    from jev.reply import parse_reply
-
-    last: ResponseError | None = None
-    for text in record.raw_replies:
-        try:
-            verdict = parse_reply(text, numbering)
-        except ResponseError as exc:
-            last = exc
-            continue
-        replies = tuple(record.raw_replies)
-        return AuditOutcome(status="verdict", verdict=verdict, raw_replies=replies)
+    replies = list(record.raw_replies)
     stored = record.error_kind
-    if stored is not None and (stored not in ResponseError.KINDS or last is None):
-        kind = stored
-    else:
-        kind = last.kind if last is not None else "reply-missing"
-    reason = record.reason or f"judge failure ({kind})"
-    return AuditOutcome(
-        status="incomplete", error_kind=kind, reason=reason, raw_replies=tuple(record.raw_replies)
+    failure = None
+    if stored is not None and (stored not in ResponseError.KINDS or not replies):
+        failure = stored
+    settings = settings_of(record)
+    calls = len(replies) + (1 if failure is not None or not replies else 0)
+    judge = replace(settings.judge, technical_retries=max(0, calls - 1))
+    attempts = Attempts(
+        numbering=numbering,
+        input_chars=record.input_chars,
+        template_hash=record.template_hash,
+        language=record.language,
+        material_hash=record.material_hash,
+        settings=replace(settings, judge=judge),
+        judge=None,
     )
+
+    def ask() -> JudgeAnswer:
+        if replies:
+            return JudgeAnswer(text=replies.pop(0))
+        message = record.reason or "the stored audit ended here"
+        if failure is None or failure in ResponseError.KINDS:
+            raise ResponseError(failure or "reply-missing", message)
+        raise TransportError(message, kind=failure, retryable=False)
+
+    outcome = ask_until_verdict(attempts, ask, lambda _s: None)
+    if outcome.status == "verdict":
+        return outcome
+    kind = outcome.error_kind or "reply-missing"
+    return replace(outcome, reason=record.reason or f"judge failure ({kind})")
 
 
 def _compare(diffs: list[Difference], name: str, stored: Any, replayed: Any) -> None:
@@ -346,8 +359,6 @@ def _loop_view(state: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def _loop_state(data: dict[str, Any] | None) -> LoopState:
-    from jev.loop import LoopState
-
     try:
         return LoopState.from_json(data or {})
     except ValueError as exc:
@@ -363,8 +374,6 @@ def _compare_action(diffs: list[Difference], record: Record, action: Any, after:
 
 
 def _replay_cancelled(record: Record) -> list[Difference]:
-    from jev.loop import cancel
-
     before = _loop_state(record.loop_before)
     after, action = cancel(before, _max_supplements(record))
     diffs: list[Difference] = []
@@ -373,8 +382,6 @@ def _replay_cancelled(record: Record) -> list[Difference]:
 
 
 def _max_supplements(record: Record) -> int:
-    from jev.loop import validate_max_supplements
-
     try:
         return validate_max_supplements(record.max_supplements)
     except ValueError as exc:
@@ -384,8 +391,6 @@ def _max_supplements(record: Record) -> int:
 def _over_budget_outcome(record: Record, material: Material) -> AuditOutcome | None:
     """Re-render with the current templates and re-check the stored budget: the
     over-budget outcome, or ``None`` when the material now fits."""
-    from jev.audit import budget_refusal, prepare
-
     settings = settings_of(record)
     prepared = prepare(material, settings, language=record.language or None)
     return budget_refusal(prepared, settings)
@@ -400,8 +405,6 @@ def replay_record(record: Record) -> tuple[Difference, ...]:
         ReplayError: the record cannot be replayed (no material for an audit record,
             an invalid loop state or ``max_supplements``).
     """
-    from jev.loop import decide
-
     if record.status == "cancelled":
         return tuple(_replay_cancelled(record))
     if record.material is None:
@@ -410,7 +413,7 @@ def replay_record(record: Record) -> tuple[Difference, ...]:
     diffs: list[Difference] = []
 
     if record.status == "skipped" or not material.todo_used:
-        # The Todo gate of SPEC §2 (jev.audit): no Todo use -> skipped, no judge call.
+        # The Todo gate of SPEC §2 (jev.auditor): no Todo use -> skipped, no judge call.
         outcome = AuditOutcome(status="skipped", reason=record.reason)
         replayed_status = "skipped" if not material.todo_used else "audit due (Todo used)"
         _compare(diffs, "status", record.status, replayed_status)
@@ -429,8 +432,6 @@ def replay_record(record: Record) -> tuple[Difference, ...]:
             return tuple(diffs)
         outcome = refused
     else:
-        from jev.positions import number
-
         outcome = outcome_from_replies(record, number(material))
 
     if outcome.status != "skipped":
@@ -449,20 +450,18 @@ def replay_record(record: Record) -> tuple[Difference, ...]:
         return tuple(diffs)  # the verdict was never acted upon: no loop decision
 
     before = _loop_state(record.loop_before)
+    settings = replace(settings_of(record), max_supplements=_max_supplements(record))
+    if not outcome.language:
+        outcome = replace(outcome, language=record.language)
     try:
-        after, action = decide(before, outcome, _max_supplements(record), steer=record.steer)
+        done = conclude(before, outcome, settings, steer=record.steer)
     except ValueError as exc:
         raise ReplayError(f"the loop refused the outcome ({exc})") from None
-    _compare_action(diffs, record, action, after)
-    supplement = None
-    if action.kind == "supplement" and outcome.verdict is not None:
-        from jev.texts import supplement_text
-
-        supplement = supplement_text(outcome.verdict, action, record.language or "en")
-    if record.supplement_text is not None or action.kind != "supplement":
+    _compare_action(diffs, record, done.action, done.after)
+    if record.supplement_text is not None or done.action.kind != "supplement":
         # A supplement decided but never sent (``jev audit`` has no agent to send it
         # to) stored no text: only its action is compared.
-        _compare(diffs, "supplement_text", record.supplement_text, supplement)
+        _compare(diffs, "supplement_text", record.supplement_text, done.supplement)
     return tuple(diffs)
 
 
@@ -591,8 +590,6 @@ def _live_view(outcome: AuditOutcome) -> dict[str, Any]:
 
 
 def _label_of(view: dict[str, Any]) -> str:
-    from jev.evaluate import INCOMPLETE
-
     assessment = view.get("assessment")
     return str(assessment) if assessment else INCOMPLETE
 
@@ -637,8 +634,6 @@ class Agreement:
 
     def describe(self) -> str:
         """Per-class counts, the confusion matrix, agreement, κ and focus agreement."""
-        from jev.evaluate import format_confusion
-
         c = self.confusion
 
         def pct(v: float | None) -> str:
@@ -664,8 +659,6 @@ class Agreement:
 
 
 def _new_agreement() -> Agreement:
-    from jev.evaluate import Confusion
-
     return Agreement(Confusion())
 
 
@@ -788,7 +781,7 @@ async def live_replay(
             instead of ``settings.evidence_chars``.
         on_answer: called with the number of records handled so far (progress).
         sleep: awaited with the seconds to wait before a technical retry
-            (``Retry-After`` or the default backoff; see :mod:`jev.audit`).
+            (``Retry-After`` or the default backoff; see :mod:`jev.auditor`).
 
     Returns:
         A :class:`LiveSummary` whose agreement covers the whole output file.
@@ -797,8 +790,6 @@ async def live_replay(
         UsageError: bad ``concurrency``; ``out`` exists without ``resume``; ``out``
             cannot be written.
     """
-    from jev.audit import run_audit_async
-
     if not 1 <= concurrency <= 256:
         raise UsageError(f"--concurrency must be 1 … 256, got {concurrency}")
     done_keys = _prepare_out(out, resume)

@@ -1,7 +1,7 @@
 """The Python API for hosts (issue 3 items 1, 6, 7): real SQLite store, scripted judge.
 
 Covers the rows of SPEC §8 and the behaviour table of the Jev seed ("行为示例")
-through :class:`jev.api.Auditor`, the way a custom agent loop would drive it.
+through :class:`jev.auditor.Auditor`, the way a custom agent loop would drive it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from jev.api import Auditor, Decision
+from jev.auditor import Auditor, Decision
 from jev.domain import Material, Settings, TodoItem
 from jev.errors import TransportError
 from jev.judges.scripted import ScriptedJudge

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from jev.audit import SKIP_NO_TODO, run_audit, run_audit_async
+from jev.auditor import SKIP_NO_TODO, run_audit, run_audit_async
 from jev.domain import Material, Settings, TodoItem
 from jev.errors import ContextLengthError, TransportError
 from jev.judges.scripted import ScriptedJudge

@@ -42,7 +42,7 @@ def test_blind_rules_figures_in_readme_are_current() -> None:
     and meet the issue's flag targets (precision >= 0.90, recall >= 0.60)."""
     import json
 
-    from jev.audit import run_audit
+    from jev.auditor import run_audit
     from jev.domain import Material, Settings
     from jev.judges.rules import RulesJudge
     from tests.conftest import FIXTURES

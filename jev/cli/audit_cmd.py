@@ -14,7 +14,12 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from jev.auditor import Auditor
 from jev.cli import EXIT_INCOMPLETE, EXIT_NEEDS_USER, EXIT_OK, EXIT_PROBLEM
+from jev.errors import JevError, MaterialMissing, UsageError
+from jev.hosts.transcript import detect_format, read_turns
+from jev.settings import load_settings, validate_settings
+from jev.store import Store
 
 if TYPE_CHECKING:
     from jev.domain import AuditOutcome, Settings
@@ -82,9 +87,6 @@ def register(sub: Any) -> None:
 
 def _effective_settings(args: argparse.Namespace) -> tuple[Settings, bool]:
     """Profile settings with command-line overrides; also whether a judge was chosen."""
-    from jev.errors import UsageError
-    from jev.settings import load_settings, validate_settings
-
     settings = load_settings(args.profile)
     judge = settings.judge
     overrides: dict[str, Any] = {}
@@ -114,8 +116,6 @@ def _effective_settings(args: argparse.Namespace) -> tuple[Settings, bool]:
 
 
 def _select(turns: list[Turn], args: argparse.Namespace) -> list[Turn]:
-    from jev.errors import MaterialMissing, UsageError
-
     if not turns:
         raise MaterialMissing(f"material missing: no turn found in {args.path}")
     if args.all_turns:
@@ -129,9 +129,6 @@ def _select(turns: list[Turn], args: argparse.Namespace) -> list[Turn]:
 
 def _check_format(args: argparse.Namespace) -> None:
     """Refuse ``--from FORMAT`` for a file that is recognisably another format."""
-    from jev.errors import UsageError
-    from jev.hosts.transcript import detect_format
-
     if args.fmt == "auto":
         return
     try:
@@ -269,12 +266,25 @@ def _stdin_suffix(data: bytes) -> str:
     return ".json"
 
 
-def _run(args: argparse.Namespace) -> int:
-    from jev.audit import run_audit
-    from jev.errors import MaterialMissing
-    from jev.hosts.transcript import read_turns
-    from jev.judges import create_judge
+def _open_store(args: argparse.Namespace) -> Store:
+    """The records store: Jev's database, or an in-memory one for ``--no-record`` (and,
+    with a warning, when the database cannot be opened: the audit still runs)."""
+    if not args.no_record:
+        try:
+            return Store()
+        except JevError as exc:
+            print(f"jev: warning: audit records will not be written: {exc}", file=sys.stderr)
+    return Store(":memory:")
 
+
+def _run(args: argparse.Namespace) -> int:
+    """Audit the selected turns through the one orchestrator (:class:`Auditor`).
+
+    ``jev audit`` steers no agent: each turn is audited with :meth:`Auditor.audit`
+    (a problem verdict is shown to the user, no supplement is counted), and each run
+    is its own session (``cli-<time>-<pid>-<path hash>``), so separate runs never
+    merge into one chain.
+    """
     settings, chosen = _effective_settings(args)
     _check_format(args)
     try:
@@ -291,14 +301,18 @@ def _run(args: argparse.Namespace) -> int:
             print(msg if msg.startswith("material missing") else f"material missing: {msg}")
         return EXIT_INCOMPLETE
 
-    judge = create_judge(settings.judge)
     worst = EXIT_OK
     results: list[dict[str, Any]] = []
-    try:
+    session = _run_session(args.path)
+    store = _open_store(args)
+    auditor = Auditor(settings=settings, store=store, host="cli", honour_enabled=False)
+    with store, auditor:
+        judge = auditor.judge()
         for turn in turns:
             outcome = None
             if turn.status == "ready" and turn.material is not None:
-                outcome = run_audit(turn.material, settings, judge)
+                decision = auditor.audit(session, turn.key, turn.material, turn_number=turn.number)
+                outcome = decision.outcome
             result = _result(turn, outcome, settings, judge)
             results.append(result)
             code = _exit_for(result["status"], result["assessment"])
@@ -307,10 +321,6 @@ def _run(args: argparse.Namespace) -> int:
                 print(json.dumps(result, ensure_ascii=False), flush=True)
             else:
                 print(_human(result, chosen), flush=True)
-            if outcome is not None and not args.no_record and turn.material is not None:
-                _record(args, settings, turn, outcome)
-    finally:
-        judge.close()
     if not args.json and len(results) > 1:
         audited = sum(1 for r in results if r["status"] == "verdict")
         skipped = sum(1 for r in results if r["status"] == "skipped")
@@ -319,46 +329,6 @@ def _run(args: argparse.Namespace) -> int:
             f"{len(results)} turns: {audited} audited, {skipped} skipped, {incomplete} incomplete"
         )
     return worst
-
-
-def _record(
-    args: argparse.Namespace, settings: Settings, turn: Turn, outcome: AuditOutcome
-) -> None:
-    """Write the audit record (host ``cli``); a store problem is a warning, not a failure.
-
-    ``jev audit`` steers no agent: the loop is decided with ``steer=False`` (a problem
-    verdict is shown to the user, no supplement is counted), and each run is its own
-    session (``cli-<time>-<path hash>``), so separate runs never merge into one chain.
-    """
-    from jev.api import build_record
-    from jev.errors import JevError
-    from jev.loop import LoopState, decide
-    from jev.store import Store, TurnKey
-
-    assert turn.material is not None
-    key = TurnKey("cli", _run_session(args.path), turn.key)
-    before = LoopState()
-    after, action = decide(before, outcome, settings.max_supplements, steer=False)
-    record = build_record(
-        key,
-        settings,
-        before,
-        after,
-        action,
-        outcome,
-        turn.material,
-        turn.number,
-        status=outcome.status,
-        steer=False,
-    )
-    try:
-        store = Store()
-        try:
-            store.add_record(record, records_days=settings.records_days)
-        finally:
-            store.close()
-    except JevError as exc:
-        print(f"jev: warning: audit record not written: {exc}", file=sys.stderr)
 
 
 _RUN_SESSION: dict[str, str] = {}

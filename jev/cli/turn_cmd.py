@@ -29,7 +29,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from jev.api import Decision
+    from jev.auditor import Decision
     from jev.domain import Material
 
 __all__ = ["register", "run"]
@@ -142,7 +142,7 @@ def _print(decision: Decision, session: str, turn: str, as_json: bool) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``retry`` or ``cancel``; return the exit code (module docstring)."""
-    from jev.api import Auditor
+    from jev.auditor import Auditor
 
     session, entry = _session(args)
     host = str(entry.get("host") or "api")

@@ -1,4 +1,4 @@
-"""The shared stop-hook runner: host stdin → current turn → :class:`jev.api.Auditor` → host answer.
+"""The shared stop-hook runner: host stdin → current turn → :class:`jev.auditor.Auditor` → answer.
 
 One call of :func:`run_stop_hook` is one stop of one host (SPEC §2, §8, §12, §14):
 
@@ -14,7 +14,7 @@ One call of :func:`run_stop_hook` is one stop of one host (SPEC §2, §8, §12, 
 6. no Todo use in this turn → nothing (the fast path ends here: no httpx, jinja2,
    jsonschema or pydantic was imported);
 7. the turn is remembered in the session index (for ``jev retry``/``jev cancel``), then
-   :meth:`jev.api.Auditor.on_stop` decides; the decision becomes the host answer.
+   :meth:`jev.auditor.Auditor.on_stop` decides; the decision becomes the host answer.
 
 Any exception on the way is caught: the hook answers with exit 0 and one notice line
 (fail open) and appends the failure to ``<jev_home>/hook-errors.jsonl`` (stderr only when
@@ -48,7 +48,7 @@ from jev.hosts.hookio import (
 )
 
 if TYPE_CHECKING:
-    from jev.api import Auditor, Decision
+    from jev.auditor import Auditor, Decision
     from jev.domain import Settings
     from jev.hosts.transcript import Turn
 
@@ -413,7 +413,7 @@ def current_turn(hook: HookInput, index: SessionIndex, session: str) -> Turn:
 
 
 def answer_for(decision: Decision) -> HookAnswer:
-    """Map an :class:`jev.api.Decision` to a host-neutral :class:`HookAnswer`.
+    """Map an :class:`jev.auditor.Decision` to a host-neutral :class:`HookAnswer`.
 
     ``supplement`` steers with the supplement text (and shows the report line);
     ``busy`` (another process audits this turn right now) and ``stale`` say nothing;
@@ -427,7 +427,7 @@ def answer_for(decision: Decision) -> HookAnswer:
 
 
 def _default_auditor(profile: str | None, host: str) -> Auditor:
-    from jev.api import Auditor
+    from jev.auditor import Auditor
 
     return Auditor(profile=profile, host=host)
 

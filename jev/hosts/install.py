@@ -251,13 +251,13 @@ def hook_timeout_s(profile: str | None = None) -> int:
     """The Stop handler's timeout in whole seconds for the profile's judge settings.
 
     ``timeout_s × (technical_retries + 1)`` (every judge call may take its full time)
-    plus one capped ``Retry-After`` wait per retry (:data:`jev.audit.MAX_RETRY_WAIT_S`)
+    plus one capped ``Retry-After`` wait per retry (:data:`jev.attempts.MAX_RETRY_WAIT_S`)
     plus :data:`TIMEOUT_MARGIN_S`. With the shipped defaults (60 s, 1 retry): 210 s.
 
     Raises:
         jev.errors.SettingsError: the profile file is invalid.
     """
-    from jev.audit import MAX_RETRY_WAIT_S
+    from jev.attempts import MAX_RETRY_WAIT_S
     from jev.settings import load_settings
 
     judge = load_settings(profile).judge

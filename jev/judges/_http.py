@@ -11,7 +11,7 @@ no answer within ``timeout_s``, HTTP 408    ``TransportError(kind="timeout")``  
 connection refused, DNS failure, reset      ``TransportError(kind="connection")`` yes
 invalid or non-http(s) URL                  ``kind="connection"``               no
 HTTP 429                                    ``kind="rate-limited"`` +           yes
-                                            ``retry_after_s`` (≤ 120 s)
+                                            ``retry_after_s`` (≤ 60 s)
 HTTP 5xx (incl. Anthropic 529 overloaded)   ``kind="http-5xx"`` (+ Retry-After) yes
 HTTP 401 / 403                              ``kind="auth"``                     no
 HTTP 413, or 4xx naming a too-long prompt   :class:`~jev.errors.ContextLengthError` no
@@ -50,7 +50,7 @@ from typing import Any, Self
 import httpx
 
 from jev.domain import JudgeInfo, JudgeSettings
-from jev.errors import ContextLengthError, SettingsError, TransportError
+from jev.errors import RETRY_AFTER_CAP_S, ContextLengthError, SettingsError, TransportError
 
 __all__ = [
     "MAX_RETRY_AFTER_S",
@@ -65,7 +65,7 @@ __all__ = [
 log = logging.getLogger("jev.judges")
 
 #: Longest wait (seconds) honoured from a ``Retry-After`` header; larger values are capped.
-MAX_RETRY_AFTER_S = 120.0
+MAX_RETRY_AFTER_S = RETRY_AFTER_CAP_S
 #: Characters of a provider's error message kept in Jev's messages.
 _EXCERPT_CHARS = 300
 
@@ -117,7 +117,7 @@ class ProviderHTTPError(TransportError):
 
 
 def parse_retry_after(headers: Mapping[str, str], *, now: datetime | None = None) -> float | None:
-    """Seconds to wait before retrying, from response headers, capped at 120 s.
+    """Seconds to wait before retrying, from response headers, capped at 60 s.
 
     Reads ``retry-after-ms`` (milliseconds, sent by OpenAI) first, then
     ``Retry-After`` as delay-seconds (integer or decimal) or an HTTP-date (RFC 9110

@@ -48,7 +48,10 @@ NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
         ({"Retry-After": "86400"}, MAX_RETRY_AFTER_S),
         ({"Retry-After": format_datetime(NOW + timedelta(seconds=30), usegmt=True)}, 30.0),
         ({"Retry-After": format_datetime(NOW - timedelta(seconds=30), usegmt=True)}, 0.0),
-        ({"Retry-After": format_datetime(NOW + timedelta(hours=2), usegmt=True)}, 120.0),
+        (
+            {"Retry-After": format_datetime(NOW + timedelta(hours=2), usegmt=True)},
+            MAX_RETRY_AFTER_S,
+        ),
         ({"retry-after-ms": "1500", "Retry-After": "9"}, 1.5),
         ({"retry-after-ms": "soon", "Retry-After": "9"}, 9.0),
         ({"Retry-After": "whenever"}, None),

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
+from jev.auditor import conclude
 from jev.domain import (
     AuditOutcome,
     JudgeInfo,
@@ -16,7 +16,9 @@ from jev.domain import (
     Usage,
     Verdict,
 )
-from jev.records import Record, record_from_outcome
+from jev.loop import LoopState
+from jev.records import Record, build_record
+from jev.store import TurnKey
 from tests.conftest import FIXTURES
 
 #: 2026-01-01T00:00:00Z in epoch seconds.
@@ -41,17 +43,6 @@ def settings(api_key_env: str = "") -> Settings:
     )
 
 
-def loop_state(audits: int, used: int, chain: tuple[str, ...], status: str) -> dict[str, Any]:
-    return {
-        "status": status,
-        "audits": audits,
-        "supplements_used": used,
-        "chain": list(chain),
-        "last_focus_id": None,
-        "last_error": None,
-    }
-
-
 def verdict_record(
     *,
     now: float,
@@ -59,23 +50,23 @@ def verdict_record(
     assessment: str,
     focus: Position,
     material: Material,
-    action: dict[str, Any],
     chain_before: tuple[str, ...],
-    used_after: int,
+    used_before: int,
     session: str = "sess-A",
     turn: str = "turn-4f2a9c",
     raw: str | None = None,
-    supplement: str | None = None,
     cfg: Settings | None = None,
 ) -> Record:
-    """A normal-audit record built the way the orchestrator builds one."""
+    """A normal-audit record built by the orchestrator's own steps: the loop decision
+    and texts of :func:`jev.auditor.conclude` and the one record builder."""
+    cfg = cfg or settings()
     raw_reply = raw or json.dumps({"assessment": assessment, "focus": focus.id, "confidence": 0.8})
     outcome = AuditOutcome(
         status="verdict",
         verdict=Verdict(assessment, focus, 0.8),
         judge=JudgeInfo("openai", "deepseek-chat"),
         input_chars=3_210 + round,
-        budget_chars=24_000,
+        budget_chars=cfg.evidence_chars,
         raw_replies=(raw_reply,),
         usage=Usage(900 + round, 12),
         latency_ms=412.5,
@@ -84,30 +75,25 @@ def verdict_record(
         template_hash="ab" * 32,
         language="en",
     )
-    used_before = used_after - (1 if action["kind"] == "supplement" else 0)
-    status_after = {
-        "supplement": "awaiting-supplement",
-        "finish": "done",
-        "hand-to-user": "needs-user",
-        "exhausted": "exhausted",
-    }[action["kind"]]
-    return record_from_outcome(
+    before = LoopState(
+        status="awaiting-supplement" if round > 1 else "auditing",
+        audits=round - 1,
+        supplements_used=used_before,
+        chain=chain_before,
+    )
+    done = conclude(before, outcome, cfg)
+    return build_record(
+        TurnKey("claude-code", session, turn),
+        cfg,
+        before,
+        done.after,
+        done.action,
         outcome,
+        material,
+        3,
+        status="verdict",
+        supplement=done.supplement,
         now=now,
-        profile="default",
-        host="claude-code",
-        session=session,
-        turn=turn,
-        turn_number=3,
-        round=round,
-        material=material,
-        loop_before=loop_state(round - 1, used_before, chain_before, "auditing"),
-        loop_after=loop_state(round, used_after, (*chain_before, assessment), status_after),
-        action=action,
-        supplements_used=used_after,
-        max_supplements=3,
-        settings=cfg or settings(),
-        supplement_text=supplement,
     )
 
 
@@ -136,12 +122,10 @@ def three_round_turn(
             assessment="omission",
             focus=r1,
             material=m1,
-            action={"kind": "supplement", "round": 1, "max_supplements": 3, "reason": ""},
             chain_before=(),
-            used_after=1,
+            used_before=0,
             session=session,
             turn=turn,
-            supplement="[Jev automatic completion audit, round 1/3] omission: R1 ...",
         ),
         verdict_record(
             now=now + 60,
@@ -149,12 +133,10 @@ def three_round_turn(
             assessment="contradiction",
             focus=t3,
             material=m2,
-            action={"kind": "supplement", "round": 2, "max_supplements": 3, "reason": ""},
             chain_before=("omission",),
-            used_after=2,
+            used_before=1,
             session=session,
             turn=turn,
-            supplement="[Jev automatic completion audit, round 2/3] contradiction: T3 ...",
         ),
         verdict_record(
             now=now + 120,
@@ -162,9 +144,8 @@ def three_round_turn(
             assessment="complete",
             focus=none,
             material=m3,
-            action={"kind": "finish", "round": 2, "max_supplements": 3, "reason": ""},
             chain_before=("omission", "contradiction"),
-            used_after=2,
+            used_before=2,
             session=session,
             turn=turn,
         ),

@@ -55,7 +55,7 @@ def test_show_displays_the_whole_three_round_chain(jev_home: Path) -> None:
     assert "action: supplement 1/3" in out and "action: supplement 2/3" in out
     assert "action: finish" in out
     assert '{"assessment": "contradiction", "focus": "T3", "confidence": 0.8}' in out
-    assert "[Jev automatic completion audit, round 2/3]" in out
+    assert "[Jev completion audit · automatic message, round 2/3" in out
     # the same card by turn key prefix
     by_turn = jev(jev_home, "records", "show", "turn-4f")
     assert by_turn.returncode == 0 and by_turn.stdout == out

@@ -1,0 +1,704 @@
+"""The one audit orchestrator (SPEC §2–§8, §11, §14).
+
+Every audit — a host's Stop hook, an agent loop using the API, ``jev audit``,
+``jev retry``, ``jev eval`` and replay — runs through this module, in this order:
+
+1. **gate** — no Todo use in the turn: ``skipped``, no judge call (SPEC §2);
+2. **material → positions → render** — number the material (:mod:`jev.positions`) and
+   render the whole judge input in the profile's language (:mod:`jev.render`);
+3. **budget** — input over ``evidence_chars`` is refused: ``incomplete``, no judge
+   call, nothing truncated (SPEC §7);
+4. **ask / parse / retry** — ask the judge once, parse the reply (:mod:`jev.reply`);
+   on a response error or a retryable transport failure make up to
+   ``judge.technical_retries`` more calls, waiting as :mod:`jev.attempts` says
+   (SPEC §6). Steps 1–4 are :func:`run_audit`, which returns an
+   :class:`~jev.domain.AuditOutcome`;
+5. **loop decision** — :func:`conclude` folds the outcome into the turn's loop state
+   (:func:`jev.loop.decide`) and renders the supplement or notice text (SPEC §8);
+6. **record** — :class:`Auditor` claims the turn in the store (a lease, so concurrent
+   stops never double count), runs 1–5 and writes the new state and one record
+   (:func:`jev.records.build_record`) in one transaction.
+
+The judge, the store, the clock and the sleep function are arguments, so tests,
+``jev audit --no-record`` (an in-memory store), eval and replay swap them without
+patching.
+
+Example (a plain agent loop; runs in the tests with a scripted judge)::
+
+    auditor = Auditor(judge=my_judge, host="my-loop")
+    while True:
+        answer, todos = agent.run(request_messages)
+        material = Material(tuple(request_messages), todos, answer, todo_used=True)
+        decision = auditor.on_stop("session-1", "turn-1", material)
+        if decision.action != "supplement":
+            print(decision.notice)
+            break
+        agent.steer(decision.supplement)   # same turn, same Todo list
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from jev.attempts import SKIP_NO_TODO, Attempts, ask_until_verdict
+from jev.domain import AuditOutcome, JudgeInfo, JudgeInput, Material, Numbering, Settings
+from jev.errors import JudgeError, OverBudget
+from jev.judges import create_judge
+from jev.language import resolve_language
+from jev.loop import Action, LoopState, cancel, decide, should_audit
+from jev.positions import number
+from jev.records import Record, build_record
+from jev.render import check_budget, render_judge_input
+from jev.settings import load_settings
+from jev.store import Store, TurnKey, TurnRow
+from jev.texts import incomplete_notice, report_line, supplement_text
+
+if TYPE_CHECKING:
+    from jev.judges import Judge
+
+__all__ = [
+    "ACTIONS",
+    "SKIP_NO_TODO",
+    "Auditor",
+    "Conclusion",
+    "Decision",
+    "Prepared",
+    "budget_refusal",
+    "conclude",
+    "prepare",
+    "run_audit",
+    "run_audit_async",
+]
+
+#: Decision actions (SPEC §8 plus host-side outcomes).
+ACTIONS = (
+    "finish",
+    "supplement",
+    "hand-to-user",
+    "exhausted",
+    "incomplete",
+    "skip",
+    "cancelled",
+    "busy",
+    "stale",
+)
+
+#: Extra seconds on top of the worst-case judge time before a claim lease expires.
+LEASE_MARGIN_S = 30.0
+#: A stop with material identical to the last decided stop of the turn, within this
+#: many seconds of that decision, is a duplicate invocation of the same stop (e.g. the
+#: hook installed twice): it gets the stored answer and counts nothing. Later, it is a
+#: new stop of an agent that changed nothing: it is audited and counted again, so a
+#: host that keeps re-stopping without progress still runs out of supplements.
+DUPLICATE_WINDOW_S = 15.0
+
+
+# --------------------------------------------------------------- steps 1-4: one audit
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A rendered audit ready for the judge: numbering, judge input and language."""
+
+    material: Material
+    numbering: Numbering
+    judge_input: JudgeInput
+    language: str
+
+
+def prepare(material: Material, settings: Settings, *, language: str | None = None) -> Prepared:
+    """Number the material and render the whole judge input (SPEC §4, §5).
+
+    Args:
+        material: the turn's material.
+        settings: the effective profile (``language`` is used unless overridden).
+        language: ``en``/``zh``/``auto`` to override ``settings.language``.
+
+    Returns:
+        The :class:`Prepared` audit. Budget is not checked here (see :func:`run_audit`).
+    """
+    numbering = number(material)
+    lang = resolve_language(language or settings.language, material)
+    return Prepared(material, numbering, render_judge_input(numbering, lang), lang)
+
+
+def _gate(material: Material, settings: Settings, judge: JudgeInfo | None) -> AuditOutcome | None:
+    if not material.todo_used:
+        return AuditOutcome(
+            status="skipped",
+            reason=SKIP_NO_TODO,
+            judge=judge,
+            budget_chars=settings.evidence_chars,
+            material_hash=material.digest(),
+        )
+    return None
+
+
+def budget_refusal(
+    prepared: Prepared, settings: Settings, judge: JudgeInfo | None = None
+) -> AuditOutcome | None:
+    """The ``incomplete`` outcome for input over ``evidence_chars``, else ``None`` (SPEC §7).
+
+    Counts the whole rendered judge input (rules + reference list + material) in
+    characters; nothing is truncated.
+
+    Args:
+        prepared: the rendered audit (:func:`prepare`).
+        settings: the settings whose ``evidence_chars`` applies.
+        judge: the judge that would have been asked (for the outcome), if known.
+    """
+    try:
+        check_budget(prepared.judge_input, settings.evidence_chars)
+    except OverBudget as exc:
+        return AuditOutcome(
+            status="incomplete",
+            reason=str(exc),
+            error_kind=exc.kind,
+            judge=judge,
+            input_chars=exc.input_chars,
+            budget_chars=exc.budget_chars,
+            material_hash=prepared.material.digest(),
+            template_hash=prepared.judge_input.template_hash,
+            language=prepared.language,
+        )
+    return None
+
+
+def _start(
+    material: Material, settings: Settings, judge: Judge, language: str | None
+) -> tuple[Attempts, JudgeInput] | AuditOutcome:
+    """Steps 1–3: the gated or refused outcome, or the attempts ready for the judge."""
+    gated = _gate(material, settings, judge.info)
+    if gated is not None:
+        return gated
+    prepared = prepare(material, settings, language=language)
+    refused = budget_refusal(prepared, settings, judge.info)
+    if refused is not None:
+        return refused
+    attempts = Attempts(
+        numbering=prepared.numbering,
+        input_chars=prepared.judge_input.chars,
+        template_hash=prepared.judge_input.template_hash,
+        language=prepared.language,
+        material_hash=material.digest(),
+        settings=settings,
+        judge=judge.info,
+    )
+    return attempts, prepared.judge_input
+
+
+def run_audit(
+    material: Material,
+    settings: Settings,
+    judge: Judge,
+    *,
+    language: str | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> AuditOutcome:
+    """Run one audit attempt of a turn's material: steps 1–4 (SPEC §2–§7).
+
+    Args:
+        material: the turn's request, latest Todo list and final answer.
+        settings: the effective profile (budget, language, judge retries).
+        judge: any :class:`jev.judges.Judge`; asked once, plus at most
+            ``settings.judge.technical_retries`` technical retries.
+        language: overrides ``settings.language`` (``auto``/``en``/``zh``).
+        sleep: called with the seconds to wait before a technical retry.
+
+    Returns:
+        ``skipped`` (no Todo use), ``verdict`` (a normal audit) or ``incomplete``
+        (over budget: no judge call; or judge failure after the retries). Never raises
+        for judge or budget problems; :class:`jev.errors.JevError` from rendering
+        (e.g. a broken installation) propagates.
+    """
+    started = _start(material, settings, judge, language)
+    if isinstance(started, AuditOutcome):
+        return started
+    attempts, judge_input = started
+    return ask_until_verdict(attempts, lambda: judge.ask(judge_input, attempts.numbering), sleep)
+
+
+async def run_audit_async(
+    material: Material,
+    settings: Settings,
+    judge: Judge,
+    *,
+    language: str | None = None,
+    sleep: Callable[[float], Awaitable[None]] | None = None,
+) -> AuditOutcome:
+    """Asynchronous :func:`run_audit` (same contract), for bounded-concurrency replay.
+
+    ``sleep`` defaults to :func:`asyncio.sleep`.
+    """
+    started = _start(material, settings, judge, language)
+    if isinstance(started, AuditOutcome):
+        return started
+    attempts, judge_input = started
+    if sleep is None:
+        import asyncio  # lazy: only live replay awaits; jev audit and hooks never do
+
+        sleep = asyncio.sleep
+    while attempts.may_call():
+        attempts.calls += 1
+        try:
+            answer = await judge.ask_async(judge_input, attempts.numbering)
+        except JudgeError as exc:
+            wait = attempts.on_error(exc)
+            if wait is None:
+                break
+            await sleep(wait)
+            continue
+        outcome = attempts.on_answer(answer)
+        if outcome is not None:
+            return outcome
+    return attempts.incomplete()
+
+
+# ----------------------------------------------------------------- step 5: the loop
+
+
+@dataclass(frozen=True, slots=True)
+class Conclusion:
+    """The loop's decision on one outcome, with its texts (see :func:`conclude`).
+
+    Attributes:
+        after: the turn's loop state after the decision.
+        action: the loop's action.
+        supplement: the supplement text for a ``supplement`` action, else ``None``.
+        notice: the one-line report for the user ("" when there is nothing to say).
+    """
+
+    after: LoopState
+    action: Action
+    supplement: str | None
+    notice: str
+
+
+def conclude(
+    before: LoopState, outcome: AuditOutcome, settings: Settings, *, steer: bool = True
+) -> Conclusion:
+    """Step 5: decide the loop (:func:`jev.loop.decide`) and render its texts (SPEC §8).
+
+    Args:
+        before: the turn's loop state before this outcome.
+        outcome: the audit outcome.
+        settings: the profile (``max_supplements``, UI language fallback).
+        steer: whether a supplement can be sent into the turn now (False for
+            ``jev audit`` and a shell ``jev retry``: a problem goes to the user).
+
+    Raises:
+        ValueError: for an invalid ``max_supplements`` or outcome (see ``decide``).
+    """
+    after, action = decide(before, outcome, settings.max_supplements, steer=steer)
+    supplement = None
+    if action.kind == "supplement" and outcome.verdict is not None:
+        supplement = supplement_text(outcome.verdict, action, outcome.language or "en")
+    focus = outcome.verdict.focus if outcome.verdict is not None else None
+    notice = _notice(after, action, focus, settings, outcome=outcome)
+    return Conclusion(after, action, supplement, notice)
+
+
+def _notice(
+    state: LoopState,
+    action: Action,
+    focus: Any,
+    settings: Settings,
+    *,
+    outcome: AuditOutcome | None = None,
+) -> str:
+    language = (outcome.language if outcome is not None else "") or _ui_language(settings)
+    if action.kind == "incomplete":
+        reason = outcome.reason if outcome is not None else action.reason
+        return incomplete_notice(reason, language)
+    return report_line(state, action, focus, language)
+
+
+def _ui_language(settings: Settings) -> str:
+    return settings.language if settings.language in ("en", "zh") else "en"
+
+
+# ------------------------------------------------------- step 6: the turn and record
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What the host should do after an audit (or after deciding not to audit).
+
+    Attributes:
+        action: one of ``finish`` (turn ends normally), ``supplement`` (send
+            :attr:`supplement` back into the same turn), ``hand-to-user`` (needs-user),
+            ``exhausted`` (budget used up; show the last verdict), ``incomplete`` (the
+            audit did not complete; the user may retry or cancel), ``skip`` (no audit
+            was due), ``cancelled``, ``busy`` (another process is auditing this turn
+            right now) or ``stale`` (the turn moved on before the verdict was acted on;
+            nothing is sent, SPEC §14).
+        supplement: the supplement text for ``supplement``, else ``None``.
+        notice: one short line for the user ("" when there is nothing to say).
+        outcome: the audit outcome when an audit ran, else ``None``.
+        state: the turn's loop state after the decision (``None`` for skip).
+        record_id: id of the record written, if any.
+    """
+
+    action: str
+    supplement: str | None = None
+    notice: str = ""
+    outcome: AuditOutcome | None = None
+    state: LoopState | None = None
+    record_id: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready summary (used as the stored decision of a turn)."""
+        return {
+            "action": self.action,
+            "supplement": self.supplement,
+            "notice": self.notice,
+            "record_id": self.record_id,
+        }
+
+
+class Auditor:
+    """Audit turns for one host and apply the per-turn supplement loop (SPEC §8).
+
+    Args:
+        profile: profile name (``None``: ``JEV_PROFILE`` or ``default``). Settings are
+            re-read from disk at every call, so a saved change applies at once.
+        settings: fixed settings instead of reading the profile (tests, embedding).
+        judge: the judge to ask; ``None`` creates one from the settings' ``[judge]``
+            (once, and reused for every call; closed by :meth:`close`).
+        store: the records/state store; ``None`` opens ``$JEV_HOME/jev.sqlite3``. Pass
+            ``Store(":memory:")`` to keep nothing (``jev audit --no-record``).
+        host: host name written to records and part of the turn key.
+        honour_enabled: when True (hooks), a disabled profile skips every turn. The
+            ``jev audit`` and ``jev retry`` commands pass False: an explicit request
+            runs regardless.
+        sleep: called with seconds to wait before a technical retry.
+        now: clock in epoch seconds (leases, record times).
+        duplicate_window_s: seconds within which an identical stop is a duplicate
+            (see :data:`DUPLICATE_WINDOW_S`).
+
+    Raises:
+        jev.errors.SettingsError: the profile file is invalid (from the first call).
+        jev.errors.StoreError: the store cannot be opened.
+    """
+
+    def __init__(
+        self,
+        *,
+        profile: str | None = None,
+        settings: Settings | None = None,
+        judge: Judge | None = None,
+        store: Store | None = None,
+        host: str = "api",
+        honour_enabled: bool = True,
+        sleep: Callable[[float], None] = time.sleep,
+        now: Callable[[], float] = time.time,
+        duplicate_window_s: float = DUPLICATE_WINDOW_S,
+    ) -> None:
+        self._profile = profile
+        self.duplicate_window_s = duplicate_window_s
+        self._fixed_settings = settings
+        self._judge = judge
+        self._own_judge = judge is None
+        self._store = store
+        self._own_store = store is None
+        self.host = host
+        self.honour_enabled = honour_enabled
+        self._sleep = sleep
+        self._now = now
+
+    # -- helpers -------------------------------------------------------------------
+
+    def settings(self) -> Settings:
+        """The effective settings for this call (re-read from the profile each time)."""
+        if self._fixed_settings is not None:
+            return self._fixed_settings
+        return load_settings(self._profile)
+
+    def judge(self, settings: Settings | None = None) -> Judge:
+        """The judge asked (created from ``settings.judge`` on first use)."""
+        if self._judge is None:
+            self._judge = create_judge((settings or self.settings()).judge)
+        return self._judge
+
+    @property
+    def store(self) -> Store:
+        """The records/state store (opened on first use)."""
+        if self._store is None:
+            self._store = Store()
+        return self._store
+
+    def close(self) -> None:
+        """Close the judge and store this auditor created (HTTP clients, database)."""
+        if self._own_judge and self._judge is not None:
+            self._judge.close()
+            self._judge = None
+        if self._own_store and self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def __enter__(self) -> Auditor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _key(self, session: str, turn: str) -> TurnKey:
+        return TurnKey(self.host, session, turn)
+
+    # -- the calls -----------------------------------------------------------------
+
+    def on_stop(
+        self, session: str, turn: str, material: Material, *, turn_number: int | None = None
+    ) -> Decision:
+        """The turn is about to stop: audit it if due and decide what happens next.
+
+        Args:
+            session: the host's session id.
+            turn: the turn key (stable across Jev's own supplements within the turn).
+            material: the complete current material of the turn (SPEC §3).
+            turn_number: the turn's 1-based number in the session, for records.
+
+        Returns:
+            A :class:`Decision`. Judge and budget failures come back as
+            ``incomplete`` decisions, never as exceptions.
+
+        Raises:
+            jev.errors.SettingsError, jev.errors.StoreError: configuration or storage
+                is unusable (hosts fail open on these).
+        """
+        return self._audit_turn(
+            session, turn, material, turn_number=turn_number, force=False, steer=True
+        )
+
+    def audit(
+        self, session: str, turn: str, material: Material, *, turn_number: int | None = None
+    ) -> Decision:
+        """An explicit audit that steers nothing (``jev audit``; SPEC §7).
+
+        Like :meth:`on_stop`, but the identical-material shortcut is bypassed and no
+        supplement is sent: a problem verdict is handed to the user. Same returns and
+        errors as :meth:`on_stop`.
+        """
+        return self._audit_turn(
+            session, turn, material, turn_number=turn_number, force=True, steer=False
+        )
+
+    def retry(
+        self,
+        session: str,
+        turn: str,
+        material: Material,
+        *,
+        turn_number: int | None = None,
+        can_steer: bool = False,
+    ) -> Decision:
+        """Audit the turn again with the complete current material and saved settings.
+
+        Used after an incomplete audit (e.g. after raising ``evidence_chars``, SPEC §7).
+        The identical-material shortcut is bypassed; a cancelled turn is reopened;
+        earlier counts are kept.
+
+        Args:
+            can_steer: whether the caller can send a supplement into the turn right
+                now (an agent loop that is still running). False (the default, e.g.
+                ``jev retry`` from a shell after the turn stopped): the retry uses no
+                supplement — a problem verdict is handed to the user instead (SPEC §7).
+        """
+        return self._audit_turn(
+            session, turn, material, turn_number=turn_number, force=True, steer=can_steer
+        )
+
+    def cancel(self, session: str, turn: str) -> Decision:
+        """End the turn's audit without rewriting its outcome (SPEC §8 "cancel")."""
+        key = self._key(session, turn)
+        settings = self.settings()
+
+        def apply(row: TurnRow | None) -> tuple[TurnRow | None, list[Record], Decision]:
+            before = _state_of(row)
+            after, action = cancel(before, settings.max_supplements)
+            notice = _notice(after, action, None, settings)
+            decision = Decision(action="cancelled", notice=notice, state=after)
+            record = build_record(
+                key,
+                settings,
+                before,
+                after,
+                action,
+                None,
+                None,
+                status="cancelled",
+                now=self._now(),
+            )
+            return _row(key, row, after, decision, lease=None), [record], decision
+
+        decision = self._transact(key, apply, settings.records_days)
+        assert decision is not None
+        return decision
+
+    # -- internals -----------------------------------------------------------------
+
+    def _audit_turn(
+        self,
+        session: str,
+        turn: str,
+        material: Material,
+        *,
+        turn_number: int | None,
+        force: bool,
+        steer: bool,
+    ) -> Decision:
+        settings = self.settings()
+        if self.honour_enabled and not settings.enabled:
+            return Decision(action="skip", notice="")
+        if not material.todo_used:
+            return Decision(
+                action="skip", notice="", outcome=AuditOutcome("skipped", reason=SKIP_NO_TODO)
+            )
+
+        key = self._key(session, turn)
+        digest = material.digest()
+        judge_time = settings.judge.timeout_s * (1 + settings.judge.technical_retries)
+        lease_s = judge_time + LEASE_MARGIN_S
+
+        def claim(row: TurnRow | None) -> tuple[TurnRow | None, list[Record], Decision | None]:
+            now = self._now()
+            state = _state_of(row)
+            if row is not None and row.lease_until is not None and row.lease_until > now:
+                return None, [], Decision(action="busy", notice="", state=state)
+            if (
+                not force
+                and row is not None
+                and row.material_hash == digest
+                and row.decision is not None
+                and row.updated_at is not None
+                and now - row.updated_at < self.duplicate_window_s
+            ):
+                # The same stop again (duplicate hook invocation): same answer, no count.
+                return None, [], _decision_from_json(row.decision, state)
+            if force and state.status == "cancelled":
+                state = replace(state, status="auditing")
+            if not should_audit(state, settings.max_supplements):
+                # Exhausted or cancelled: show where the turn stands, audit nothing.
+                _, action = decide(state, AuditOutcome("skipped"), settings.max_supplements)
+                kind = "exhausted" if state.status == "exhausted" else state.status
+                action = replace(action, kind=kind)
+                notice = _notice(state, action, None, settings)
+                return None, [], Decision(action=kind, notice=notice, state=state)
+            new_row = _row(key, row, state, None, lease=now + lease_s, material_hash=digest)
+            return new_row, [], None
+
+        claimed = self._transact(key, claim)
+        if claimed is not None:
+            return claimed
+
+        outcome = run_audit(material, settings, self.judge(settings), sleep=self._sleep)
+
+        def finish(row: TurnRow | None) -> tuple[TurnRow | None, list[Record], Decision]:
+            before = _state_of(row)
+            if row is not None and row.material_hash not in (None, digest):
+                # A newer stop of this turn claimed it meanwhile: this verdict is stale.
+                stale = Action(
+                    kind="stale",
+                    round=before.supplements_used,
+                    max_supplements=settings.max_supplements,
+                    reason="the turn moved on before the verdict was acted upon",
+                )
+                rec = build_record(
+                    key,
+                    settings,
+                    before,
+                    before,
+                    stale,
+                    outcome,
+                    material,
+                    turn_number,
+                    status="stale",
+                    now=self._now(),
+                    steer=steer,
+                )
+                return None, [rec], Decision(action="stale", outcome=outcome, state=before)
+            done = conclude(before, outcome, settings, steer=steer)
+            decision = Decision(
+                action=done.action.kind,
+                supplement=done.supplement,
+                notice=done.notice,
+                outcome=outcome,
+                state=done.after,
+            )
+            rec = build_record(
+                key,
+                settings,
+                before,
+                done.after,
+                done.action,
+                outcome,
+                material,
+                turn_number,
+                status=outcome.status,
+                supplement=done.supplement,
+                now=self._now(),
+                steer=steer,
+            )
+            new_row = _row(key, row, done.after, decision, lease=None, material_hash=digest)
+            return new_row, [rec], decision
+
+        decision = self._transact(key, finish, settings.records_days)
+        assert decision is not None
+        return decision
+
+    def _transact(
+        self, key: TurnKey, fn: Callable[..., Any], records_days: int = 30
+    ) -> Decision | None:
+        """Run ``fn(row) -> (new_row|None, records, result)`` in one store transaction.
+
+        When ``result`` is a :class:`Decision` and a record was written, the decision
+        carries the new record's id.
+        """
+        result, ids = self.store.update_turn_and_record(
+            key, fn, now=self._now, records_days=records_days
+        )
+        if result is None:
+            return None
+        if not isinstance(result, Decision):  # pragma: no cover - programming error
+            raise TypeError(f"turn transaction returned {type(result).__name__}")
+        return replace(result, record_id=ids[-1]) if ids else result
+
+
+def _state_of(row: TurnRow | None) -> LoopState:
+    if row is None or not row.state:
+        return LoopState()
+    return LoopState.from_json(row.state)
+
+
+def _row(
+    key: TurnKey,
+    row: TurnRow | None,
+    state: LoopState,
+    decision: Decision | None,
+    *,
+    lease: float | None,
+    material_hash: str | None = None,
+) -> TurnRow:
+    return TurnRow(
+        key=key,
+        state=state.to_json(),
+        material_hash=material_hash
+        if material_hash is not None
+        else (row.material_hash if row else None),
+        decision=decision.to_json() if decision is not None else None,
+        lease_until=lease,
+        updated_at=row.updated_at if row is not None else None,
+    )
+
+
+def _decision_from_json(data: dict[str, Any], state: LoopState) -> Decision:
+    return Decision(
+        action=str(data.get("action", "finish")),
+        supplement=data.get("supplement"),
+        notice=str(data.get("notice") or ""),
+        state=state,
+        record_id=data.get("record_id"),
+    )
