@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jev import registry
 from jev.domain import JudgeSettings, Settings
 from jev.errors import SettingsError, UsageError
 from jev.paths import jev_home_str, profile_name_ok
@@ -69,7 +70,7 @@ __all__ = [
 #: Largest accepted ``max_supplements`` (2**53 - 1: exact in JSON numbers too).
 MAX_SUPPLEMENTS_LIMIT = 2**53 - 1
 #: Judges always accepted for ``judge.provider`` without importing the registry.
-BUILTIN_JUDGES: tuple[str, ...] = ("rules", "openai", "anthropic", "scripted")
+BUILTIN_JUDGES: tuple[str, ...] = tuple(registry.BUILTIN_JUDGES)
 
 _ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _INT_TEXT_RE = re.compile(r"[+-]?[0-9]+")
@@ -201,17 +202,8 @@ def _fix_hint(key: str, profile: str | None) -> str:
 def _builtin_or_registered(name: str) -> tuple[bool, list[str]]:
     if name in BUILTIN_JUDGES:
         return True, list(BUILTIN_JUDGES)
-    # A non-built-in name: ask the registry (imported lazily; cheap by design).
-    try:
-        import jev.judges as judges_mod
-
-        names_fn: Callable[[], list[str]] | None = getattr(judges_mod, "judge_names", None)
-        names = sorted(set(names_fn()) | set(BUILTIN_JUDGES)) if names_fn else []
-    except ImportError:
-        names = []
-    if not names:
-        names = list(BUILTIN_JUDGES)
-    return name in names, names
+    # A non-built-in name: ask the registry (in-process registrations and plugins).
+    return registry.lookup(name) is not None, registry.judge_names()
 
 
 def _looks_like_secret(value: str) -> bool:

@@ -6,9 +6,11 @@ A judge turns one rendered :class:`~jev.domain.JudgeInput` into one raw
 errors as :class:`~jev.errors.TransportError` with ``kind``/``status``/
 ``retry_after_s``/``retryable``, or :class:`~jev.errors.ContextLengthError`).
 
-Built-in judges register through the same registry as any third-party one, lazily
-by ``"module:attr"`` path, so importing this package imports neither httpx nor any
-judge module (the hook's fast path stays light):
+Built-in judges register through the same registry (:mod:`jev.registry`) as any
+third-party one, lazily by ``"module:attr"`` path, so importing this package imports
+neither httpx nor any judge module (the hook's fast path stays light). Installed
+packages add judges through the ``jev.judges`` entry-point group, discovered on first
+need:
 
 =============  ==================================================  =====================
 name           factory                                             what it is
@@ -32,10 +34,10 @@ Example::
 from __future__ import annotations
 
 import importlib
-import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from jev import registry
 from jev.errors import SettingsError, UsageError
 
 if TYPE_CHECKING:
@@ -84,17 +86,16 @@ class Judge(Protocol):
 #: A judge factory: builds a judge from the profile's ``[judge]`` table.
 JudgeFactory = Callable[["JudgeSettings"], Judge]
 
-_lock = threading.Lock()
-_registry: dict[str, JudgeFactory | str] = {
-    "rules": "jev.judges.rules:RulesJudge.from_settings",
-    "openai": "jev.judges.openai_compat:OpenAIJudge.from_settings",
-    "anthropic": "jev.judges.anthropic:AnthropicJudge.from_settings",
-    "scripted": "jev.judges.scripted:ScriptedJudge.from_settings",
-}
+# The registry's own table and lock (tests inspect them).
+_registry = registry._registry
+_lock = registry._lock
 
 
 def register_judge(name: str, factory: JudgeFactory | str) -> None:
     """Register (or replace) the judge called ``name`` (SPEC §10 ``judge.provider``).
+
+    Installed distributions can also register judges without any code running, through
+    the ``jev.judges`` entry-point group (see :mod:`jev.registry`).
 
     Args:
         name: the provider name users put in ``judge.provider`` (non-empty, no
@@ -107,22 +108,12 @@ def register_judge(name: str, factory: JudgeFactory | str) -> None:
         ValueError: for an empty name, a name with whitespace, or a string factory
             that is not of the form ``"module:attr"``.
     """
-    if not name or any(ch.isspace() for ch in name):
-        raise ValueError(f"judge name must be non-empty without whitespace, got {name!r}")
-    if isinstance(factory, str):
-        module, sep, attr = factory.partition(":")
-        if not (module and sep and attr):
-            raise ValueError(f"lazy judge factory must look like 'module:attr', got {factory!r}")
-    elif not callable(factory):
-        raise ValueError(f"judge factory for {name!r} must be callable or 'module:attr'")
-    with _lock:
-        _registry[name] = factory
+    registry.register(name, factory)
 
 
 def judge_names() -> list[str]:
-    """The registered judge names, sorted (cheap: imports no judge module)."""
-    with _lock:
-        return sorted(_registry)
+    """The registered judge names, installed plugins included, sorted (imports no judge)."""
+    return registry.judge_names()
 
 
 def _resolve(name: str, path: str) -> JudgeFactory:
@@ -132,8 +123,8 @@ def _resolve(name: str, path: str) -> JudgeFactory:
     except ImportError as exc:
         raise SettingsError(
             f"judge {name!r} cannot be loaded: module {module_name} failed to import "
-            f"({type(exc).__name__}: {exc}); reinstall Jev or choose another "
-            "judge.provider"
+            f"({type(exc).__name__}: {exc}); reinstall Jev (or the judge's package) or "
+            "choose another judge.provider"
         ) from exc
     for part in attr.split("."):
         try:
@@ -141,7 +132,7 @@ def _resolve(name: str, path: str) -> JudgeFactory:
         except AttributeError:
             raise SettingsError(
                 f"judge {name!r} cannot be loaded: {path} does not exist; reinstall Jev "
-                "or choose another judge.provider"
+                "(or the judge's package) or choose another judge.provider"
             ) from None
     if not callable(obj):
         raise SettingsError(f"judge {name!r} cannot be loaded: {path} is not callable")
@@ -151,6 +142,9 @@ def _resolve(name: str, path: str) -> JudgeFactory:
 
 def create_judge(settings: JudgeSettings) -> Judge:
     """Build the judge named by ``settings.provider`` (SPEC §10, §13).
+
+    A name that is not built in or registered in this process is looked up among the
+    installed ``jev.judges`` entry points.
 
     Args:
         settings: the profile's ``[judge]`` table.
@@ -165,18 +159,17 @@ def create_judge(settings: JudgeSettings) -> Judge:
             HTTP judge without a model).
     """
     name = settings.provider
-    with _lock:
-        entry = _registry.get(name)
+    entry = registry.lookup(name)
     if entry is None:
         raise UsageError(
             f"unknown judge provider {name!r}; registered judges: "
-            f"{', '.join(judge_names())}. Set one with `jev settings set judge.provider NAME`"
+            f"{', '.join(judge_names())}. Set one with `jev settings set judge.provider NAME` "
+            "or install the judge's package"
         )
     if isinstance(entry, str):
         factory = _resolve(name, entry)
-        with _lock:
-            if _registry.get(name) == entry:
-                _registry[name] = factory
+        registry.set_resolved(name, entry, factory)
     else:
         factory = entry
-    return factory(settings)
+    judge: Judge = factory(settings)
+    return judge
