@@ -111,9 +111,6 @@ class CountingJudge:
         self.calls += 1
         return JudgeAnswer(text='{"assessment": "omission", "focus": "R2", "confidence": 0.7}')
 
-    async def ask_async(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
-        return self.ask(judge_input, numbering)
-
     def close(self) -> None:
         return None
 

@@ -39,13 +39,13 @@ Example (a plain agent loop; runs in the tests with a scripted judge)::
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from jev.attempts import SKIP_NO_TODO, Attempts, ask_until_verdict
 from jev.domain import AuditOutcome, JudgeInfo, JudgeInput, Material, Numbering, Settings
-from jev.errors import JudgeError, OverBudget
+from jev.errors import OverBudget
 from jev.judges import create_judge
 from jev.language import resolve_language
 from jev.loop import Action, LoopState, cancel, decide, should_audit
@@ -70,7 +70,6 @@ __all__ = [
     "conclude",
     "prepare",
     "run_audit",
-    "run_audit_async",
 ]
 
 #: Decision actions (SPEC §8 plus host-side outcomes).
@@ -219,42 +218,6 @@ def run_audit(
         return started
     attempts, judge_input = started
     return ask_until_verdict(attempts, lambda: judge.ask(judge_input, attempts.numbering), sleep)
-
-
-async def run_audit_async(
-    material: Material,
-    settings: Settings,
-    judge: Judge,
-    *,
-    language: str | None = None,
-    sleep: Callable[[float], Awaitable[None]] | None = None,
-) -> AuditOutcome:
-    """Asynchronous :func:`run_audit` (same contract), for bounded-concurrency replay.
-
-    ``sleep`` defaults to :func:`asyncio.sleep`.
-    """
-    started = _start(material, settings, judge, language)
-    if isinstance(started, AuditOutcome):
-        return started
-    attempts, judge_input = started
-    if sleep is None:
-        import asyncio  # lazy: only live replay awaits; jev audit and hooks never do
-
-        sleep = asyncio.sleep
-    while attempts.may_call():
-        attempts.calls += 1
-        try:
-            answer = await judge.ask_async(judge_input, attempts.numbering)
-        except JudgeError as exc:
-            wait = attempts.on_error(exc)
-            if wait is None:
-                break
-            await sleep(wait)
-            continue
-        outcome = attempts.on_answer(answer)
-        if outcome is not None:
-            return outcome
-    return attempts.incomplete()
 
 
 # ----------------------------------------------------------------- step 5: the loop

@@ -25,8 +25,8 @@ stream (one JSONL line at a time, or the store in pages), so memory stays flat
 whatever the export's size; only the records that changed are kept.
 
 **Live** (:func:`live_replay`): re-ask a judge for each stored material through
-:func:`jev.auditor.run_audit_async` (current rendering, technical retries honouring
-``Retry-After``) with bounded concurrency, append one JSON line per answered record to
+:func:`jev.auditor.run_audit` (current rendering, technical retries honouring
+``Retry-After``) on a bounded pool of worker threads, append one JSON line per answered record to
 an output file (resumable: answered records are skipped), and build an
 :class:`Agreement` report (per-class counts, confusion matrix, Cohen's κ, focus
 agreement) against the stored verdicts.
@@ -34,16 +34,18 @@ agreement) against the stored verdicts.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from jev.attempts import Attempts, ask_until_verdict
-from jev.auditor import budget_refusal, conclude, prepare, run_audit_async
+from jev.auditor import budget_refusal, conclude, prepare, run_audit
 from jev.domain import AuditOutcome, JudgeAnswer, JudgeSettings, Material, Settings
 from jev.errors import ResponseError, TransportError, UsageError
 from jev.evaluate import INCOMPLETE, Confusion, format_confusion
@@ -752,7 +754,7 @@ class LiveSummary:
         )
 
 
-async def live_replay(
+def live_replay(
     entries: Iterable[Entry],
     settings: Settings,
     judge: Judge,
@@ -762,9 +764,12 @@ async def live_replay(
     resume: bool = False,
     budget_from_record: bool = True,
     on_answer: Callable[[int], None] | None = None,
-    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> LiveSummary:
     """Re-ask ``judge`` for every audited record's material; append answers to ``out``.
+
+    Each record goes through :func:`jev.auditor.run_audit` on one of ``concurrency``
+    worker threads, which share the judge (one HTTP client, reused by every call).
 
     Args:
         entries: the stored records (streamed; at most ``2 * concurrency`` are held
@@ -780,8 +785,8 @@ async def live_replay(
         budget_from_record: use each record's stored ``budget_chars`` (like for like)
             instead of ``settings.evidence_chars``.
         on_answer: called with the number of records handled so far (progress).
-        sleep: awaited with the seconds to wait before a technical retry
-            (``Retry-After`` or the default backoff; see :mod:`jev.auditor`).
+        sleep: called with the seconds to wait before a technical retry
+            (``Retry-After`` or the default backoff; see :mod:`jev.attempts`).
 
     Returns:
         A :class:`LiveSummary` whose agreement covers the whole output file.
@@ -798,78 +803,71 @@ async def live_replay(
         handle: IO[str] = out.open("a", encoding="utf-8", newline="\n")
     except OSError as exc:
         raise UsageError(f"cannot write {out} ({exc.strerror or exc})") from None
-    queue: asyncio.Queue[tuple[Entry, str] | None] = asyncio.Queue(maxsize=2 * concurrency)
+    lock = threading.Lock()
     handled = [0]
 
     def tick() -> None:
-        handled[0] += 1
-        if on_answer is not None:
-            on_answer(handled[0])
+        with lock:  # also serialises the progress display between workers
+            handled[0] += 1
+            if on_answer is not None:
+                on_answer(handled[0])
 
-    async def produce() -> None:
-        try:
-            for entry in entries:
-                summary.read += 1
-                record = entry.record
-                if record is None:
-                    summary.unreadable += 1
-                    tick()
-                    continue
-                if record.status not in AUDITED_STATUSES or record.material is None:
-                    summary.not_audited += 1
-                    tick()
-                    continue
-                key = record.digest()
-                if key in done_keys:
-                    summary.resumed += 1
-                    tick()
-                    continue
-                done_keys.add(key)  # a duplicate record in the source is asked once
-                await queue.put((entry, key))
-        finally:
-            for _ in range(concurrency):
-                await queue.put(None)
-
-    async def work() -> None:
-        while True:
-            item = await queue.get()
-            if item is None:
-                return
-            entry, key = item
-            record = entry.record
-            assert record is not None and record.material is not None
-            material = Material.from_json(record.material)
-            run_settings = settings
-            if budget_from_record and record.budget_chars is not None:
-                run_settings = replace(settings, evidence_chars=int(record.budget_chars))
-            outcome = await run_audit_async(
-                material, run_settings, judge, language=record.language or None, sleep=sleep
-            )
-            line = {
-                "key": key,
-                "where": RecordReplay(entry).where(),
-                "record_id": record.id,
-                "session": record.session,
-                "turn": record.turn,
-                "round": record.round,
-                "stored": _stored_view(record),
-                "live": _live_view(outcome),
-            }
-            handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+    def work(entry: Entry, key: str) -> None:
+        record = entry.record
+        assert record is not None and record.material is not None
+        material = Material.from_json(record.material)
+        run_settings = settings
+        if budget_from_record and record.budget_chars is not None:
+            run_settings = replace(settings, evidence_chars=int(record.budget_chars))
+        outcome = run_audit(
+            material, run_settings, judge, language=record.language or None, sleep=sleep
+        )
+        line = {
+            "key": key,
+            "where": RecordReplay(entry).where(),
+            "record_id": record.id,
+            "session": record.session,
+            "turn": record.turn,
+            "round": record.round,
+            "stored": _stored_view(record),
+            "live": _live_view(outcome),
+        }
+        text = json.dumps(line, ensure_ascii=False) + "\n"
+        with lock:
+            handle.write(text)
             handle.flush()
             summary.asked += 1
-            tick()
+        tick()
 
+    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="jev-replay")
+    pending: set[Future[None]] = set()
     try:
-        tasks = [asyncio.create_task(produce())]
-        tasks += [asyncio.create_task(work()) for _ in range(concurrency)]
-        try:
-            await asyncio.gather(*tasks)
-        except BaseException:
-            for task in tasks:
-                task.cancel()
-            raise
+        for entry in entries:
+            summary.read += 1
+            record = entry.record
+            if record is None:
+                summary.unreadable += 1
+                tick()
+                continue
+            if record.status not in AUDITED_STATUSES or record.material is None:
+                summary.not_audited += 1
+                tick()
+                continue
+            key = record.digest()
+            if key in done_keys:
+                summary.resumed += 1
+                tick()
+                continue
+            done_keys.add(key)  # a duplicate record in the source is asked once
+            while len(pending) >= 2 * concurrency:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    future.result()
+            pending.add(pool.submit(work, entry, key))
+        for future in as_completed(pending):
+            future.result()
     finally:
+        pool.shutdown(wait=True, cancel_futures=True)
         handle.close()
     summary.agreement = agreement_from_file(out)
     return summary

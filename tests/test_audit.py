@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
 
-from jev.auditor import SKIP_NO_TODO, run_audit, run_audit_async
+from jev.auditor import SKIP_NO_TODO, run_audit
 from jev.domain import Material, Settings, TodoItem
 from jev.errors import ContextLengthError, TransportError
 from jev.judges.scripted import ScriptedJudge
@@ -126,13 +125,3 @@ def test_language_override(language: str, marker: str) -> None:
     judge = ScriptedJudge([GOOD])
     outcome = run_audit(MATERIAL, settings(), judge, language=language)
     assert outcome.language == marker == judge.calls[0].language
-
-
-def test_async_variant_same_contract() -> None:
-    judge = ScriptedJudge(["nope", GOOD])
-
-    async def no_sleep(_: float) -> None:
-        return None
-
-    outcome = asyncio.run(run_audit_async(MATERIAL, settings(), judge, sleep=no_sleep))
-    assert outcome.status == "verdict" and outcome.attempts == 2

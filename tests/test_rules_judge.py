@@ -8,7 +8,6 @@ are measured with thresholds: flag precision and problem recall.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -88,12 +87,10 @@ def test_ask_returns_a_reply_the_core_parser_accepts() -> None:
     assert verdict.focus.text == "CronJob for c"
 
 
-def test_ask_async_gives_the_same_text() -> None:
+def test_ask_twice_gives_the_same_text() -> None:
     numbering = turn("Fix it.", "All done.")
     judge = RulesJudge()
-    sync = judge.ask(DUMMY_INPUT, numbering).text
-    asynchronous = asyncio.run(judge.ask_async(DUMMY_INPUT, numbering)).text
-    assert sync == asynchronous
+    assert judge.ask(DUMMY_INPUT, numbering).text == judge.ask(DUMMY_INPUT, numbering).text
     judge.close()
     judge.close()  # idempotent
 

@@ -199,8 +199,6 @@ def _run_offline(args: argparse.Namespace, store: Store | None) -> int:
 
 
 def _run_live(args: argparse.Namespace, store: Store | None) -> int:
-    import asyncio
-
     from jev.cli.eval_cmd import judge_settings_from_args
     from jev.evaluate import INCOMPLETE
     from jev.judges import create_judge
@@ -214,17 +212,15 @@ def _run_live(args: argparse.Namespace, store: Store | None) -> int:
         bar = _Progress(total, "jev replay --live")
     judge = create_judge(settings.judge)
     try:
-        summary = asyncio.run(
-            live_replay(
-                _entries(args, store),
-                settings,
-                judge,
-                Path(args.out),
-                concurrency=args.concurrency,
-                resume=args.resume,
-                budget_from_record=not args.budget_from_profile,
-                on_answer=bar,
-            )
+        summary = live_replay(
+            _entries(args, store),
+            settings,
+            judge,
+            Path(args.out),
+            concurrency=args.concurrency,
+            resume=args.resume,
+            budget_from_record=not args.budget_from_profile,
+            on_answer=bar,
         )
     finally:
         judge.close()

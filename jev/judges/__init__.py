@@ -59,7 +59,7 @@ class Judge(Protocol):
     Attributes:
         info: provider name, model name and whether the judge is a heuristic.
 
-    ``ask``/``ask_async`` send ``judge_input.system`` as the system message and
+    ``ask`` sends ``judge_input.system`` as the system message and
     ``judge_input.user`` as the user message (HTTP judges send nothing else);
     ``numbering`` is the same material, structured, for offline judges. They return
     the raw reply text with usage, model and latency in milliseconds, and raise
@@ -72,10 +72,6 @@ class Judge(Protocol):
 
     def ask(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
         """Ask once; return the raw answer (see the class docstring)."""
-        ...
-
-    async def ask_async(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
-        """Async twin of :meth:`ask`: same result, same errors."""
         ...
 
     def close(self) -> None:

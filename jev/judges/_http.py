@@ -198,12 +198,10 @@ def is_context_length_message(text: str) -> bool:
 class JsonPoster:
     """POSTs JSON bodies to one provider endpoint and classifies every failure.
 
-    One instance per judge. The sync client is created on first use and reused
-    (``httpx.Client`` is safe to share between threads); :meth:`post_async` opens a
-    fresh ``httpx.AsyncClient`` per call, because async connection pools are bound to
-    the event loop they were first used in and a judge may serve several
-    ``asyncio.run`` calls — one connection set-up is small next to a model's latency
-    (the SSL context, the expensive part, is built once per instance and shared).
+    One instance per judge, one ``httpx.Client`` per instance: created on first use
+    and reused by every call (``httpx.Client`` is safe to share between threads, so
+    concurrent callers — e.g. live replay's worker threads — share its connection
+    pool; the SSL context is built once).
 
     Args:
         label: who is being called, for messages, e.g. ``"the openai judge at
@@ -274,24 +272,6 @@ class JsonPoster:
         latency_ms = (time.perf_counter() - started) * 1000.0
         return self._finish(url, response, latency_ms), latency_ms
 
-    async def post_async(
-        self, url: str, headers: Mapping[str, str], body: Mapping[str, Any]
-    ) -> tuple[dict[str, Any], float]:
-        """Async twin of :meth:`post` (same result, same errors)."""
-        started = time.perf_counter()
-        failure: TransportError | None = None
-        try:
-            async with httpx.AsyncClient(
-                timeout=self.timeout_s, follow_redirects=False, verify=self._ssl_context()
-            ) as client:
-                response = await client.post(url, headers=dict(headers), json=body)
-        except (httpx.HTTPError, httpx.InvalidURL) as exc:
-            failure = self._translate_exception(exc)
-        if failure is not None:
-            raise failure
-        latency_ms = (time.perf_counter() - started) * 1000.0
-        return self._finish(url, response, latency_ms), latency_ms
-
     def close(self) -> None:
         """Close the sync connection pool (idempotent)."""
         with self._lock:
@@ -320,7 +300,7 @@ class JsonPoster:
 
     def _ssl_context(self) -> ssl.SSLContext:
         # Building a verifying SSL context costs ~40 ms of CPU; build it once per
-        # judge, not once per async call. httpx honours SSL_CERT_FILE/SSL_CERT_DIR.
+        # judge, not once per call. httpx honours SSL_CERT_FILE/SSL_CERT_DIR.
         context = self._ssl
         if context is None:
             context = self._ssl = httpx.create_ssl_context()
@@ -486,7 +466,7 @@ class HttpJudge:
 
     Subclasses set :attr:`provider`, :attr:`default_base_url`, :attr:`default_key_env`
     and :attr:`model_example`, may override :meth:`_base` to normalise the base URL,
-    and implement ``ask``/``ask_async`` (the :class:`jev.judges.Judge` protocol).
+    and implement ``ask`` (the :class:`jev.judges.Judge` protocol).
 
     Args:
         model: model name (required).

@@ -114,14 +114,6 @@ class AnthropicJudge(HttpJudge):
         data, latency_ms = self._poster.post(self.url, self._headers(), self._body(judge_input))
         return self._answer(data, latency_ms)
 
-    async def ask_async(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
-        """Async twin of :meth:`ask` (same request, result and errors)."""
-        del numbering
-        data, latency_ms = await self._poster.post_async(
-            self.url, self._headers(), self._body(judge_input)
-        )
-        return self._answer(data, latency_ms)
-
     # -- internals ----------------------------------------------------------------
 
     def _headers(self) -> dict[str, str]:

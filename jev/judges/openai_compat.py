@@ -109,25 +109,6 @@ class OpenAIJudge(HttpJudge):
             latency_ms = (time.perf_counter() - started) * 1000.0  # both requests
         return self._answer(data, latency_ms)
 
-    async def ask_async(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
-        """Async twin of :meth:`ask` (same request, result and errors)."""
-        del numbering
-        json_mode = self._json_mode
-        started = time.perf_counter()
-        try:
-            data, latency_ms = await self._poster.post_async(
-                self.url, self._headers(), self._body(judge_input, json_mode)
-            )
-        except ProviderHTTPError as exc:
-            if not (json_mode and _rejects_response_format(exc)):
-                raise
-            self._drop_json_mode()
-            data, _ = await self._poster.post_async(
-                self.url, self._headers(), self._body(judge_input, False)
-            )
-            latency_ms = (time.perf_counter() - started) * 1000.0  # both requests
-        return self._answer(data, latency_ms)
-
     # -- internals ----------------------------------------------------------------
 
     def _drop_json_mode(self) -> None:

@@ -5,7 +5,7 @@
     judge = ScriptedJudge(['{"assessment": "complete", "focus": "none"}',
                            TransportError("down", kind="timeout")])
 
-Each ``ask``/``ask_async`` consumes the next entry: a ``str`` is returned as the
+Each ``ask`` consumes the next entry: a ``str`` is returned as the
 reply text, an exception instance is raised, a callable ``(JudgeInput, Numbering) ->
 str`` is called and its result returned. When the script is used up the call raises
 ``TransportError(kind="script-exhausted", retryable=False)``, so a test that makes
@@ -134,10 +134,6 @@ class ScriptedJudge:
             model=self.info.model,
             latency_ms=(time.perf_counter() - started) * 1000.0,
         )
-
-    async def ask_async(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
-        """Async twin of :meth:`ask`."""
-        return self.ask(judge_input, numbering)
 
     def close(self) -> None:
         """Nothing to release."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -235,10 +235,8 @@ def test_from_settings_and_async_concurrency(
     fake_provider.default = echo
     inputs = [JudgeInput(SYSTEM, f"m{i}", "en", "h") for i in range(8)]
 
-    async def run() -> list[str]:
-        answers = await asyncio.gather(*(judge.ask_async(ji, numbering) for ji in inputs))
-        return [a.text for a in answers]
-
-    assert asyncio.run(run()) == [f"m{i}" for i in range(8)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        texts = [a.text for a in pool.map(lambda ji: judge.ask(ji, numbering), inputs)]
+    assert texts == [f"m{i}" for i in range(8)]
     assert {r.headers["x-api-key"] for r in fake_provider.requests} == {KEY}
     judge.close()

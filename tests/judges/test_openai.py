@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -462,7 +462,7 @@ def test_created_from_settings(
     assert req.headers["authorization"] == "Bearer sk-from-settings-999999"
 
 
-def test_async_concurrent_calls(
+def test_concurrent_calls_share_one_client(
     fake_provider: FakeProvider, monkeypatch: pytest.MonkeyPatch, numbering: Numbering
 ) -> None:
     def echo(request_json: dict[str, object]) -> dict[str, object]:
@@ -476,18 +476,19 @@ def test_async_concurrent_calls(
         for i in range(12)
     ]
 
-    async def run() -> list[str]:
-        answers = await asyncio.gather(*(judge.ask_async(ji, numbering) for ji in inputs))
-        return [a.text for a in answers]
+    def run() -> list[str]:
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            return [a.text for a in pool.map(lambda ji: judge.ask(ji, numbering), inputs)]
 
-    texts = asyncio.run(run())
+    texts = run()
     assert texts == [json.dumps({"echo": f"material {i}"}) for i in range(12)]
     assert fake_provider.count == 12
-    # The same judge keeps working from a second event loop.
-    assert asyncio.run(run()) == texts
+    # The same judge (one client, reused) keeps working for a second batch.
+    client = judge._poster._client
+    assert run() == texts and judge._poster._client is client is not None
 
 
-def test_async_errors_match_sync(
+def test_rate_limit_then_json_mode_fallback(
     fake_provider: FakeProvider,
     monkeypatch: pytest.MonkeyPatch,
     judge_input: JudgeInput,
@@ -500,9 +501,9 @@ def test_async_errors_match_sync(
     )
     judge = make(fake_provider, monkeypatch)
     with pytest.raises(TransportError) as info:
-        asyncio.run(judge.ask_async(judge_input, numbering))
+        judge.ask(judge_input, numbering)
     assert info.value.kind == "rate-limited" and info.value.retry_after_s == 1.5
-    answer = asyncio.run(judge.ask_async(judge_input, numbering))
+    answer = judge.ask(judge_input, numbering)
     assert answer.text == GOOD and judge.json_mode is False
 
 

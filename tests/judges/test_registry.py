@@ -33,9 +33,6 @@ class EchoJudge:
     def ask(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
         return JudgeAnswer(text=judge_input.user, model=self.info.model)
 
-    async def ask_async(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
-        return self.ask(judge_input, numbering)
-
     def close(self) -> None:
         self.closed = True
 

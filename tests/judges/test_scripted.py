@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -56,16 +56,11 @@ def test_info_is_configurable() -> None:
     )
 
 
-def test_async_and_concurrent_consumption(judge_input: JudgeInput, numbering: Numbering) -> None:
+def test_concurrent_consumption_from_threads(judge_input: JudgeInput, numbering: Numbering) -> None:
     judge = ScriptedJudge([str(i) for i in range(20)])
-
-    async def run() -> list[str]:
-        answers = await asyncio.gather(
-            *(judge.ask_async(judge_input, numbering) for _ in range(20))
-        )
-        return [a.text for a in answers]
-
-    assert sorted(asyncio.run(run()), key=int) == [str(i) for i in range(20)]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        texts = [a.text for a in pool.map(lambda _: judge.ask(judge_input, numbering), range(20))]
+    assert sorted(texts, key=int) == [str(i) for i in range(20)]
     assert len(judge.calls) == 20
 
 

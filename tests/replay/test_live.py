@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import signal
@@ -163,11 +162,8 @@ def test_live_replay_honours_retry_after_and_counts_non_audits(tmp_path: Path) -
     waits: list[float] = []
     settings = Settings(judge=JudgeSettings(provider="scripted", technical_retries=1))
 
-    async def fake_sleep(seconds: float) -> None:
-        waits.append(seconds)
-
-    summary = asyncio.run(
-        live_replay(iter_jsonl(source), settings, judge, out, concurrency=1, sleep=fake_sleep)
+    summary = live_replay(
+        iter_jsonl(source), settings, judge, out, concurrency=1, sleep=waits.append
     )
     assert waits == [2.5]
     assert (summary.read, summary.asked, summary.not_audited) == (4, 3, 1)
@@ -208,10 +204,10 @@ def test_resume_cuts_a_line_left_unfinished_by_a_kill(tmp_path: Path) -> None:
     settings = Settings(judge=JudgeSettings(provider="rules"))
     from jev.judges.rules import RulesJudge
 
-    asyncio.run(live_replay(iter_jsonl(source), settings, RulesJudge(), out))
+    live_replay(iter_jsonl(source), settings, RulesJudge(), out)
     whole = _lines(out)
     out.write_text(whole[0] + "\n" + whole[1][: len(whole[1]) // 2], "utf-8")  # killed mid-line
-    summary = asyncio.run(live_replay(iter_jsonl(source), settings, RulesJudge(), out, resume=True))
+    summary = live_replay(iter_jsonl(source), settings, RulesJudge(), out, resume=True)
     assert (summary.resumed, summary.asked) == (1, 2)
     keys = [json.loads(line)["key"] for line in _lines(out)]  # every line is whole JSON
     assert sorted(keys) == sorted(json.loads(line)["key"] for line in whole)

@@ -262,9 +262,5 @@ class RulesJudge:
             text=hit.to_reply(), usage=None, model=self.info.model, latency_ms=elapsed_ms
         )
 
-    async def ask_async(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
-        """Async twin of :meth:`ask` (pure CPU, so it simply runs inline)."""
-        return self.ask(judge_input, numbering)
-
     def close(self) -> None:
         """Nothing to release (idempotent)."""
