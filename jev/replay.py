@@ -186,7 +186,7 @@ def iter_store(
 ) -> Iterator[Entry]:
     """Stream the records of the local store (oldest first, in pages), optionally of
     one session and/or created at or after ``since`` (epoch seconds)."""
-    source = f"store:{store.path}"
+    source = f"store:{store.location}"
     for record in store.iter_records(session=session, since=since):
         yield Entry(source, None, record)
 
