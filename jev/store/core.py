@@ -22,7 +22,7 @@ from jev.records import Record, iso_utc, parse_iso_utc, validate_record_json
 from jev.store.backend import Backend
 from jev.store.migrations import MIGRATIONS
 from jev.store.secrets import record_key_env, scrub, secret_values
-from jev.store.values import PRUNE_INTERVAL_S, ImportReport, TurnKey, TurnRow
+from jev.store.values import PRUNE_INTERVAL_S, ImportReport, TurnKey, TurnRow, dumps
 
 __all__ = ["Store", "Transaction", "default_store_path"]
 
@@ -599,11 +599,6 @@ def _check_days(records_days: int) -> None:
         raise ValueError(f"records_days must be an integer 1 … 3650, got {records_days!r}")
     if not 1 <= records_days <= 3650:
         raise ValueError(f"records_days must be 1 … 3650, got {records_days}")
-
-
-def dumps(data: Any) -> str:
-    """Compact JSON text, non-ASCII kept (how the store writes JSON)."""
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 def _where(

@@ -11,6 +11,7 @@ from typing import IO, TYPE_CHECKING
 from jev.errors import StoreError, UsageError
 from jev.records import Record, validate_record_json
 from jev.store.secrets import record_key_env, scrub, secret_values
+from jev.store.values import dumps
 
 if TYPE_CHECKING:
     from jev.store.core import Store
@@ -44,8 +45,6 @@ def export_jsonl(
 def _write_lines(
     store: Store, handle: IO[str], session: str | None, secret_env: Sequence[str]
 ) -> int:
-    from jev.store.core import dumps
-
     count = 0
     for record in store.iter_records(session=session):
         data = scrub(record.to_json(), secret_values((*secret_env, *record_key_env(record))))

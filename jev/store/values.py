@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["BUSY_TIMEOUT_S", "PRUNE_INTERVAL_S", "ImportReport", "TurnKey", "TurnRow"]
+__all__ = ["BUSY_TIMEOUT_S", "PRUNE_INTERVAL_S", "ImportReport", "TurnKey", "TurnRow", "dumps"]
 
 #: Seconds a writer waits for another process's write lock before giving up.
 BUSY_TIMEOUT_S = 10.0
@@ -63,3 +64,8 @@ class ImportReport:
     read: int
     inserted: int
     duplicates: int
+
+
+def dumps(data: Any) -> str:
+    """Compact JSON text, non-ASCII kept (how the store writes JSON)."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
