@@ -28,8 +28,13 @@ from datetime import UTC, datetime
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from jev import __version__
+from jev.domain import Material
+from jev.resources import data_file
+from jev.schemacheck import certainly_valid
+
 if TYPE_CHECKING:
-    from jev.domain import AuditOutcome, Material, Settings
+    from jev.domain import AuditOutcome, Settings
     from jev.loop import Action, LoopState
     from jev.store import TurnKey
 
@@ -272,8 +277,6 @@ class Record:
         """The stored material as a :class:`jev.domain.Material` (``None`` if absent)."""
         if self.material is None:
             return None
-        from jev.domain import Material
-
         return Material.from_json(self.material)
 
 
@@ -322,8 +325,6 @@ def build_record(
     Raises:
         ValueError: for an invalid host name or an unknown status.
     """
-    from jev import __version__
-
     if not _HOST_RE.fullmatch(key.host):
         raise ValueError(
             f"invalid host name {key.host!r}: use letters, digits, '.', '_' or '-' "
@@ -387,12 +388,20 @@ def build_record(
 
 
 @cache
+def _schema() -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(
+        data_file("schemas", "record.schema.json").read_text("utf-8")
+    )
+    return schema
+
+
+@cache
 def _validator() -> Any:
+    # Lazy: jsonschema loads only for a record that is not certainly valid (start-up
+    # cost of every audit that writes a record).
     import jsonschema
 
-    from jev.resources import data_file
-
-    schema = json.loads(data_file("schemas", "record.schema.json").read_text("utf-8"))
+    schema = _schema()
     validator_cls = jsonschema.validators.validator_for(schema)
     validator_cls.check_schema(schema)
     return validator_cls(schema)
@@ -404,6 +413,8 @@ def validate_record_json(data: Any) -> None:
     Raises:
         ValueError: naming the first offending field (JSON path) and the problem.
     """
+    if certainly_valid(_schema(), data):
+        return
     errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
         first = errors[0]

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 from jev.domain import ASSESSMENTS, Numbering, Position, Verdict
 from jev.errors import ResponseError
 from jev.resources import data_file
+from jev.schemacheck import certainly_valid
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -66,11 +67,17 @@ def _short(value: Any) -> str:
 
 
 @cache
+def _schema() -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(data_file("schemas", REPLY_SCHEMA).read_text("utf-8"))
+    return schema
+
+
+@cache
 def _validator() -> Validator:
+    # Lazy: jsonschema loads only for a reply that is not certainly valid (start-up cost).
     from jsonschema import Draft202012Validator
 
-    schema = json.loads(data_file("schemas", REPLY_SCHEMA).read_text(encoding="utf-8"))
-    validator: Validator = Draft202012Validator(schema)
+    validator: Validator = Draft202012Validator(_schema())
     return validator
 
 
@@ -182,7 +189,7 @@ def parse_reply(text: str, numbering: Numbering) -> Verdict:
     assessment_raw = obj.get("assessment")
     if isinstance(assessment_raw, str):
         obj = {**obj, "assessment": assessment_raw.strip().lower()}
-    errors = list(_validator().iter_errors(obj))
+    errors = [] if certainly_valid(_schema(), obj) else list(_validator().iter_errors(obj))
     schema_errors = [
         e for e in errors if not (list(e.absolute_path) == ["assessment"] and e.validator == "enum")
     ]

@@ -2,8 +2,8 @@
 
 Each subcommand lives in its own module of this package, registered in
 :data:`COMMANDS`. A module exposes ``register(subparsers) -> None`` and
-``run(args) -> int`` and imports anything heavy (httpx, jinja2, jsonschema, pydantic)
-inside ``run``, so that ``jev --help`` and the hooks stay fast.
+``run(args) -> int``; only the module of the command being run is imported, so a
+command pays for its own imports only.
 
 ``jev hook …`` is dispatched before argparse is even imported: it is the fast path a
 host runs at every stop (issue: hooks must not import the HTTP client, templates or
@@ -69,7 +69,12 @@ COMMANDS: dict[str, str] = {
 }
 
 
-def _build_parser() -> argparse.ArgumentParser:
+def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``jev`` parser; with ``command``, only that command's module is imported.
+
+    Command modules import what they use at their top, so building the parser for
+    one command costs that command's imports only (``jev --help`` imports them all).
+    """
     import argparse
 
     from jev import __version__
@@ -83,10 +88,9 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"jev {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, module_name in COMMANDS.items():
-        module = importlib.import_module(module_name)
-        module.register(sub)
-        del name
+    wanted = [COMMANDS[command]] if command in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
+    for module_name in wanted:
+        importlib.import_module(module_name).register(sub)
     return parser
 
 
@@ -99,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = hook.main(args_list[1:])
         return code
     try:
-        parser = _build_parser()
+        parser = _build_parser(args_list[0] if args_list else None)
         args = parser.parse_args(args_list)
         if not getattr(args, "command", None):
             parser.print_help(sys.stderr)

@@ -20,6 +20,7 @@ from jev.domain import Material
 from jev.errors import UsageError
 from jev.hosts.transcript import REASON_NO_TODO, Turn
 from jev.resources import data_file
+from jev.schemacheck import certainly_valid
 
 __all__ = ["load_turn_schema", "read_turn_file", "turn_from_data"]
 
@@ -48,10 +49,15 @@ def turn_from_data(data: Any, source: str = "turn file") -> Turn:
         UsageError: the object does not match the schema; the message names the
             source, the JSON path of the first problem and what is wrong.
     """
-    import jsonschema
+    schema = load_turn_schema()
+    errors: list[Any] = []
+    if not certainly_valid(schema, data):
+        # Lazy: jsonschema loads only for a file that is not certainly valid, to name
+        # the problem (start-up cost of `jev audit`).
+        import jsonschema
 
-    validator = jsonschema.Draft202012Validator(load_turn_schema())
-    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
+        validator = jsonschema.Draft202012Validator(schema)
+        errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
         first = errors[0]
         raise UsageError(
