@@ -1,19 +1,12 @@
 """Measure a judge on a labelled corpus of turns, and the agreement metrics replay shares
 (SPEC §11 "a labelled corpus of turns measures a judge").
 
-Two layers:
-
-* **metrics** (pure, stdlib): :class:`Confusion` (a confusion matrix of expected vs
-  judged labels) with per-class counts, recall ("accuracy per assessment"), precision,
-  F1, accuracy, macro-F1 and Cohen's κ; :func:`percentile`; :func:`focus_hit`.
-  ``jev replay --live`` uses the same :class:`Confusion` for its agreement report.
-* **evaluation**: :func:`load_cases` reads a corpus folder (``tests/fixtures/cases``
-  format, see ``/shared/cases/README.md``), :func:`evaluate` runs every case through
-  the one live audit path (:func:`jev.auditor.run_audit`) and returns an
-  :class:`EvalReport`; :func:`format_table` prints it, :meth:`EvalReport.to_json`
-  serialises it and :func:`render_html` renders the self-contained HTML page
-  (``prompts/eval_report.html.j2``: inline SVG heat map and bars, no plotting
-  dependency).
+:func:`load_cases` reads a corpus folder (``tests/fixtures/cases`` format, see
+``/shared/cases/README.md``), :func:`evaluate` runs every case through the one live
+audit path (:func:`jev.auditor.run_audit`) and returns an :class:`EvalReport`, scored
+with the metrics of :mod:`jev.metrics` (:class:`~jev.metrics.Confusion`, shared with
+``jev replay --live``); :meth:`EvalReport.to_json` serialises it and
+:mod:`jev.eval_report` prints or renders it.
 
 A case whose audit ends ``incomplete`` (response error after the technical retries,
 over budget) is judged ``incomplete``: an extra column of the confusion matrix,
@@ -23,7 +16,6 @@ counted wrong for accuracy and recall, and reported as the response-error rate.
 from __future__ import annotations
 
 import json
-import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from jev.auditor import run_audit
 from jev.domain import ASSESSMENTS, Material, Position
 from jev.errors import UsageError
+from jev.metrics import INCOMPLETE, ClassStats, Confusion, percentile
 
 if TYPE_CHECKING:
     from jev.domain import AuditOutcome, JudgeInfo, Settings
@@ -50,16 +43,12 @@ __all__ = [
     "PriceTable",
     "evaluate",
     "focus_hit",
-    "format_table",
     "load_case",
     "load_cases",
     "load_prices",
     "percentile",
-    "render_html",
 ]
 
-#: The judged label of a case whose audit did not produce a verdict.
-INCOMPLETE = "incomplete"
 #: Labelled focus kinds (corpus README) -> position kinds (SPEC §4).
 KIND_MAP: dict[str, str] = {
     "request": "request",
@@ -68,164 +57,6 @@ KIND_MAP: dict[str, str] = {
     "none": "none",
     "whole": "all",
 }
-
-
-# ---------------------------------------------------------------------------- metrics
-
-
-@dataclass(frozen=True, slots=True)
-class ClassStats:
-    """Counts and scores of one class of a :class:`Confusion`.
-
-    Attributes:
-        label: the class (an assessment).
-        support: items whose expected (reference) label is this class.
-        predicted: items judged as this class.
-        correct: items expected and judged as this class.
-        recall: ``correct / support`` (the "accuracy per assessment"), ``None`` when
-            ``support == 0``.
-        precision: ``correct / predicted``, ``None`` when ``predicted == 0``.
-        f1: harmonic mean of precision and recall (0.0 when both are 0 or undefined
-            with a non-empty class).
-    """
-
-    label: str
-    support: int
-    predicted: int
-    correct: int
-    recall: float | None
-    precision: float | None
-    f1: float
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "label": self.label,
-            "support": self.support,
-            "predicted": self.predicted,
-            "correct": self.correct,
-            "recall": self.recall,
-            "precision": self.precision,
-            "f1": self.f1,
-        }
-
-
-class Confusion:
-    """A confusion matrix of reference labels (rows) against judged labels (columns).
-
-    Args:
-        labels: the row/column labels in display order (default: the five
-            assessments of SPEC §5 plus :data:`INCOMPLETE`). Labels added with
-            :meth:`add` that are not listed are appended.
-
-    Cohen's κ and accuracy count every item; macro-F1 averages over the assessment
-    classes that occur as reference or judged label (:data:`INCOMPLETE` is never a
-    class of its own for F1 — it only lowers recall).
-    """
-
-    def __init__(self, labels: Sequence[str] = (*ASSESSMENTS, INCOMPLETE)) -> None:
-        self.labels: list[str] = list(labels)
-        self._counts: dict[tuple[str, str], int] = {}
-        self.total = 0
-
-    def add(self, expected: str, judged: str, count: int = 1) -> None:
-        """Count ``count`` items with reference label ``expected`` judged as ``judged``."""
-        for label in (expected, judged):
-            if label not in self.labels:
-                self.labels.append(label)
-        key = (expected, judged)
-        self._counts[key] = self._counts.get(key, 0) + count
-        self.total += count
-
-    def count(self, expected: str, judged: str) -> int:
-        """Items with reference ``expected`` judged as ``judged``."""
-        return self._counts.get((expected, judged), 0)
-
-    def matrix(self) -> list[list[int]]:
-        """Rows = reference labels, columns = judged labels, both in :attr:`labels` order."""
-        return [[self.count(e, j) for j in self.labels] for e in self.labels]
-
-    def row_total(self, expected: str) -> int:
-        return sum(self.count(expected, j) for j in self.labels)
-
-    def column_total(self, judged: str) -> int:
-        return sum(self.count(e, judged) for e in self.labels)
-
-    @property
-    def agreed(self) -> int:
-        """Items on the diagonal."""
-        return sum(self.count(label, label) for label in self.labels)
-
-    def accuracy(self) -> float | None:
-        """Share of items on the diagonal (``None`` with no items)."""
-        return None if self.total == 0 else self.agreed / self.total
-
-    def class_stats(self, label: str) -> ClassStats:
-        """Per-class counts, recall, precision and F1 of ``label``."""
-        support = self.row_total(label)
-        predicted = self.column_total(label)
-        correct = self.count(label, label)
-        recall = correct / support if support else None
-        precision = correct / predicted if predicted else None
-        p, r = precision or 0.0, recall or 0.0
-        f1 = 2 * p * r / (p + r) if p + r > 0 else 0.0
-        return ClassStats(label, support, predicted, correct, recall, precision, f1)
-
-    def classes(self) -> list[str]:
-        """Assessment classes that occur as reference or judged label, display order."""
-        return [
-            label
-            for label in self.labels
-            if label != INCOMPLETE and (self.row_total(label) or self.column_total(label))
-        ]
-
-    def macro_f1(self) -> float | None:
-        """Unweighted mean F1 over :meth:`classes` (``None`` with no items)."""
-        classes = self.classes()
-        if not classes:
-            return None
-        return sum(self.class_stats(c).f1 for c in classes) / len(classes)
-
-    def kappa(self) -> float | None:
-        """Cohen's κ = (pₒ − pₑ) / (1 − pₑ) over every item.
-
-        ``None`` when undefined: no items, or chance agreement pₑ = 1 (every item in
-        one and the same class on both sides).
-        """
-        n = self.total
-        if n == 0:
-            return None
-        observed = self.agreed / n
-        chance = sum(self.row_total(lab) * self.column_total(lab) for lab in self.labels) / (n * n)
-        if math.isclose(chance, 1.0):
-            return None
-        return (observed - chance) / (1.0 - chance)
-
-    def to_json(self) -> dict[str, Any]:
-        """``{labels, matrix, total, accuracy, macro_f1, kappa, classes: [ClassStats]}``."""
-        return {
-            "labels": list(self.labels),
-            "matrix": self.matrix(),
-            "total": self.total,
-            "accuracy": self.accuracy(),
-            "macro_f1": self.macro_f1(),
-            "kappa": self.kappa(),
-            "classes": [self.class_stats(c).to_json() for c in self.classes()],
-        }
-
-
-def percentile(values: Sequence[float], pct: float) -> float | None:
-    """Nearest-rank percentile (``pct`` in 0 … 100) of ``values``; ``None`` when empty.
-
-    Raises:
-        ValueError: ``pct`` outside 0 … 100.
-    """
-    if not 0 <= pct <= 100:
-        raise ValueError(f"percentile must be within 0 … 100, got {pct}")
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = max(1, math.ceil(pct / 100 * len(ordered)))
-    return float(ordered[rank - 1])
 
 
 # ---------------------------------------------------------------------------- corpus
@@ -649,193 +480,3 @@ def evaluate(
         prices=prices or PriceTable(),
         elapsed_s=time.perf_counter() - started,
     )
-
-
-# ---------------------------------------------------------------------------- output
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value * 100:.1f}%"
-
-
-def _num(value: float | None, digits: int = 3) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
-
-
-def _count(value: int | None) -> str:
-    return "n/a" if value is None else f"{value:,}"
-
-
-def _ms(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:,.0f} ms"
-
-
-def cost_text(report: EvalReport) -> str:
-    """Human text of the cost estimate ("free (offline heuristic)", "0.0123 USD", …)."""
-    if report.judge.heuristic:
-        return "free (offline heuristic)"
-    amount = report.cost()
-    if amount is None:
-        tin, tout = report.tokens()
-        if tin is None and tout is None:
-            return "n/a (no token usage reported)"
-        return f"n/a (no price for model {report.judge.model!r}; give --prices FILE)"
-    return f"{amount:.4f} {report.prices.currency}"
-
-
-def format_confusion(matrix: Confusion) -> list[str]:
-    """The confusion matrix as aligned text lines (rows: reference, columns: judged)."""
-    labels = matrix.labels
-    width = max(len(label) for label in labels) + 2
-    head = "expected \\ judged".ljust(width + 4) + "".join(lab.rjust(width) for lab in labels)
-    lines = [head]
-    for expected in labels:
-        if not matrix.row_total(expected) and expected == INCOMPLETE:
-            continue
-        row = "".join(str(matrix.count(expected, j)).rjust(width) for j in labels)
-        lines.append(expected.ljust(width + 4) + row)
-    return lines
-
-
-def _incomplete_lines(report: EvalReport) -> list[str]:
-    """Why audits did not complete: counts by error kind and the first reason of each."""
-    kinds: dict[str, list[CaseResult]] = {}
-    for r in report.results:
-        if r.judged == INCOMPLETE:
-            kinds.setdefault(r.error_kind or "unknown", []).append(r)
-    return [
-        f"  incomplete ({kind}) ×{len(rs)}: {rs[0].reason}" for kind, rs in sorted(kinds.items())
-    ]
-
-
-def format_table(report: EvalReport) -> str:
-    """The terminal report: per-class table, summary lines, confusion matrix."""
-    judge = report.judge
-    model = f" {judge.model}" if judge.model else ""
-    heuristic = " (heuristic)" if judge.heuristic else ""
-    matrix = report.confusion()
-    lines = [
-        f"Jev eval: {len(report.results)} cases from {report.corpus} · judge "
-        f"{judge.provider}{model}{heuristic}",
-        "",
-        f"{'assessment':<15}{'cases':>6}{'judged':>8}{'right':>7}{'recall':>9}"
-        f"{'precision':>11}{'F1':>7}",
-    ]
-    for label in ASSESSMENTS:
-        s = matrix.class_stats(label)
-        lines.append(
-            f"{label:<15}{s.support:>6}{s.predicted:>8}{s.correct:>7}{_pct(s.recall):>9}"
-            f"{_pct(s.precision):>11}{s.f1:>7.3f}"
-        )
-    lat = report.latencies()
-    tin, tout = report.tokens()
-    hits = sum(1 for r in report.results if r.hit)
-    lines += [
-        "",
-        f"accuracy {_pct(matrix.accuracy())} · macro-F1 {_num(matrix.macro_f1())} · "
-        f"Cohen's κ {_num(matrix.kappa())}",
-        f"focus hit rate {_pct(report.focus_hit_rate())} ({hits}/{report.verdicts} verdicts) · "
-        f"assessment and focus right {_pct(report.strict_accuracy())}",
-        f"response errors {_pct(report.response_error_rate())} of cases "
-        f"({report.failed_calls()} of {report.calls()} judge calls failed)",
-        *_incomplete_lines(report),
-        f"latency p50 {_ms(percentile(lat, 50))} · p95 {_ms(percentile(lat, 95))} · "
-        f"tokens in {'n/a' if tin is None else f'{tin:,}'} out "
-        f"{'n/a' if tout is None else f'{tout:,}'} · cost {cost_text(report)}",
-        "",
-        "confusion matrix (rows: labelled, columns: judged)",
-        *format_confusion(matrix),
-    ]
-    return "\n".join(lines)
-
-
-def _heat_color(value: int, peak: int, diagonal: bool) -> str:
-    """A fill colour for one heat-map cell: white → blue on the diagonal, white → red off it."""
-    if value == 0 or peak == 0:
-        return "#f7f7f7"
-    share = 0.15 + 0.85 * value / peak
-    base = (33, 102, 172) if diagonal else (178, 24, 43)
-    r, g, b = (round(255 - (255 - c) * share) for c in base)
-    return f"#{r:02x}{g:02x}{b:02x}"
-
-
-def html_context(report: EvalReport) -> dict[str, Any]:
-    """Everything ``eval_report.html.j2`` shows, precomputed (geometry in SVG pixels)."""
-    matrix = report.confusion()
-    labels = [lab for lab in matrix.labels if lab != INCOMPLETE or matrix.column_total(lab)]
-    peak = max((matrix.count(e, j) for e in labels for j in labels), default=0)
-    cell, left, top = 64, 130, 110
-    cells = []
-    for row, expected in enumerate(labels):
-        for col, judged in enumerate(labels):
-            value = matrix.count(expected, judged)
-            fill = _heat_color(value, peak, expected == judged)
-            cells.append(
-                {
-                    "x": left + col * cell,
-                    "y": top + row * cell,
-                    "value": value,
-                    "fill": fill,
-                    "text_fill": "#ffffff" if value and value / max(peak, 1) > 0.55 else "#222222",
-                    "expected": expected,
-                    "judged": judged,
-                }
-            )
-    bars = []
-    bar_height, gap = 22, 14
-    for i, label in enumerate(ASSESSMENTS):
-        s = matrix.class_stats(label)
-        bars.append(
-            {
-                "label": label,
-                "y": 30 + i * (2 * bar_height + gap),
-                "recall": s.recall,
-                "precision": s.precision,
-                "recall_w": round(300 * (s.recall or 0.0), 1),
-                "precision_w": round(300 * (s.precision or 0.0), 1),
-                "recall_text": _pct(s.recall),
-                "precision_text": _pct(s.precision),
-                "support": s.support,
-            }
-        )
-    lat = report.latencies()
-    tin, tout = report.tokens()
-    return {
-        "report": report,
-        "judge": report.judge,
-        "labels": labels,
-        "cells": cells,
-        "cell": cell,
-        "left": left,
-        "top": top,
-        "heat_width": left + cell * len(labels) + 20,
-        "heat_height": top + cell * len(labels) + 20,
-        "bars": bars,
-        "bar_height": bar_height,
-        "bars_height": 30 + len(ASSESSMENTS) * (2 * bar_height + gap) + 10,
-        "summary": [
-            ("cases", str(len(report.results))),
-            ("accuracy", _pct(matrix.accuracy())),
-            ("macro-F1", _num(matrix.macro_f1())),
-            ("Cohen's κ", _num(matrix.kappa())),
-            ("focus hit rate", _pct(report.focus_hit_rate())),
-            ("response-error rate", _pct(report.response_error_rate())),
-            ("latency p50 / p95", f"{_ms(percentile(lat, 50))} / {_ms(percentile(lat, 95))}"),
-            ("tokens in / out", f"{_count(tin)} / {_count(tout)}"),
-            ("estimated cost", cost_text(report)),
-        ],
-        "misses": [r for r in report.results if r.miss],
-    }
-
-
-def render_html(report: EvalReport) -> str:
-    """The self-contained HTML page of the report (``prompts/eval_report.html.j2``).
-
-    Inline CSS and SVG only: the confusion matrix as a heat map
-    (``<svg id="confusion-heatmap">``), per-class recall/precision bars
-    (``<svg id="class-bars">``) and the list of misses with their quotes
-    (``<table id="misses">``). Every text from the corpus or the judge is HTML-escaped.
-    """
-    from jev.render import render_template
-
-    return render_template("eval_report.html.j2", **html_context(report))

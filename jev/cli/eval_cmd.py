@@ -109,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from jev.errors import UsageError
-    from jev.evaluate import evaluate, format_table, load_cases, load_prices, render_html
+    from jev.eval_report import format_table, render_html
+    from jev.evaluate import evaluate, load_cases, load_prices
     from jev.judges import create_judge
 
     cases = load_cases(Path(args.cases))

@@ -200,9 +200,10 @@ def _run_offline(args: argparse.Namespace, store: Store | None) -> int:
 
 def _run_live(args: argparse.Namespace, store: Store | None) -> int:
     from jev.cli.eval_cmd import judge_settings_from_args
-    from jev.evaluate import INCOMPLETE
     from jev.judges import create_judge
-    from jev.replay import count_entries, live_replay
+    from jev.live import live_replay
+    from jev.metrics import INCOMPLETE
+    from jev.replay import count_entries
 
     settings = judge_settings_from_args(args)
     show = args.progress or sys.stderr.isatty()

@@ -16,7 +16,8 @@ import pytest
 from jev.cli import main
 from jev.domain import JudgeSettings, Settings
 from jev.judges.scripted import ScriptedJudge
-from jev.replay import iter_jsonl, live_replay
+from jev.live import live_replay
+from jev.replay import iter_jsonl
 from tests.conftest import REPO
 from tests.fakeserver import FakeProvider, Reply, openai_completion
 from tests.replay.conftest import golden_lines, write_jsonl
