@@ -88,11 +88,28 @@ ACTIONS = (
 #: Extra seconds on top of the worst-case judge time before a claim lease expires.
 LEASE_MARGIN_S = 30.0
 #: A stop with material identical to the last decided stop of the turn, within this
-#: many seconds of that decision, is a duplicate invocation of the same stop (e.g. the
-#: hook installed twice): it gets the stored answer and counts nothing. Later, it is a
-#: new stop of an agent that changed nothing: it is audited and counted again, so a
-#: host that keeps re-stopping without progress still runs out of supplements.
+#: many seconds of that decision, repeats that stop: a non-block answer is given back
+#: as it was and counts nothing; a block reuses the stored verdict (no judge call) and
+#: is decided and counted again, so every block that leaves Jev is counted (issue 8).
+#: Later, an identical stop is a new audit, counted as usual.
 DUPLICATE_WINDOW_S = 15.0
+#: Key of the per-turn count of real judge calls, kept next to the loop state in the
+#: store's turn row (not part of :class:`jev.loop.LoopState`; see :func:`judge_call_cap`).
+JUDGE_CALLS_KEY = "judge_calls"
+#: Key of the last valid judge reply of the turn, kept in the stored decision, so an
+#: identical re-stop reuses the verdict without a judge call and is still counted.
+REPLY_KEY = "judge_reply"
+
+
+def judge_call_cap(settings: Settings) -> int:
+    """Most real judge calls one turn may make from host stops (SPEC §8; issue 8).
+
+    ``max_supplements + 1 + judge.technical_retries``: N+1 normal audits plus the
+    technical retries, shared by the whole turn whatever the host does (re-stops at
+    any speed, ``needs-user`` continuations, failing judges). An explicit retry
+    (``jev retry``) is not limited.
+    """
+    return settings.max_supplements + 1 + max(0, settings.judge.technical_retries)
 
 
 # --------------------------------------------------------------- steps 1-4: one audit
@@ -501,6 +518,53 @@ class Auditor:
         assert decision is not None
         return decision
 
+    def undelivered(self, session: str, turn: str, reason: str) -> Decision:
+        """A supplement Jev counted could not be written to the host: take it back.
+
+        "Deliver, then count — or count, and always deliver" (issue 8): when the hook's
+        answer cannot be written (closed pipe, host gone), the supplement counted by the
+        last :meth:`on_stop` of the turn is returned to the budget, the turn's state
+        becomes ``incomplete`` with ``reason``, and an ``incomplete`` record says so, so
+        ``jev records show`` tells the truth. A turn whose last decision was not a
+        supplement is left unchanged (the returned decision is then ``skip``).
+
+        Raises:
+            jev.errors.SettingsError, jev.errors.StoreError: as :meth:`on_stop`.
+        """
+        key = self._key(session, turn)
+        settings = self.settings()
+
+        def apply(row: TurnRow | None) -> tuple[TurnRow | None, list[Record], Decision]:
+            before = _state_of(row)
+            sent = row is not None and (row.decision or {}).get("action") == "supplement"
+            if not sent or before.status != "awaiting-supplement" or not before.supplements_used:
+                return None, [], Decision(action="skip", state=before)
+            after = replace(
+                before,
+                status="incomplete",
+                supplements_used=before.supplements_used - 1,
+                last_error=reason,
+            )
+            action = Action("incomplete", after.supplements_used, settings.max_supplements, reason)
+            notice = incomplete_notice(reason, _ui_language(settings))
+            decision = Decision(action="incomplete", notice=notice, state=after)
+            record = build_record(
+                key,
+                settings,
+                before,
+                after,
+                action,
+                None,
+                None,
+                status="incomplete",
+                now=self._now(),
+            )
+            return _row(key, row, after, decision, lease=None), [record], decision
+
+        decision = self._transact(key, apply, settings.records_days)
+        assert decision is not None
+        return decision
+
     # -- internals -----------------------------------------------------------------
 
     def _audit_turn(
@@ -526,8 +590,11 @@ class Auditor:
         judge_time = settings.judge.timeout_s * (1 + settings.judge.technical_retries)
         lease_s = judge_time + LEASE_MARGIN_S
 
+        reused: list[str | None] = [None]
+
         def claim(row: TurnRow | None) -> tuple[TurnRow | None, list[Record], Decision | None]:
             now = self._now()
+            reused[0] = None
             state = _state_of(row)
             if row is not None and row.lease_until is not None and row.lease_until > now:
                 return None, [], Decision(action="busy", notice="", state=state)
@@ -539,8 +606,12 @@ class Auditor:
                 and row.updated_at is not None
                 and now - row.updated_at < self.duplicate_window_s
             ):
-                # The same stop again (duplicate hook invocation): same answer, no count.
-                return None, [], _decision_from_json(row.decision, state)
+                if row.decision.get("action") != "supplement":
+                    # The same stop again with a non-block answer: same answer, no count.
+                    return None, [], _decision_from_json(row.decision, state)
+                # The same report again after a block: the stored verdict is reused (no
+                # judge call) and decided again, so a repeated block is a counted block.
+                reused[0] = row.decision.get(REPLY_KEY)
             if force and state.status == "cancelled":
                 state = replace(state, status="auditing")
             if not should_audit(state, settings.max_supplements):
@@ -550,6 +621,8 @@ class Auditor:
                 action = replace(action, kind=kind)
                 notice = _notice(state, action, None, settings)
                 return None, [], Decision(action=kind, notice=notice, state=state)
+            if not force and reused[0] is None and _judge_calls(row) >= judge_call_cap(settings):
+                return None, [], _cap_reached(state, settings)
             new_row = _row(key, row, state, None, lease=now + lease_s, material_hash=digest)
             return new_row, [], None
 
@@ -557,7 +630,12 @@ class Auditor:
         if claimed is not None:
             return claimed
 
-        outcome = run_audit(material, settings, self.judge(settings), sleep=self._sleep)
+        judge, audit_settings = self._judge_for_turn(key, settings, reused[0], force=force)
+        outcome = run_audit(material, audit_settings, judge, sleep=self._sleep)
+        real_calls = 0 if reused[0] is not None else outcome.attempts
+        reply = None
+        if outcome.verdict is not None and outcome.raw_replies:
+            reply = outcome.raw_replies[-1]
 
         def finish(row: TurnRow | None) -> tuple[TurnRow | None, list[Record], Decision]:
             before = _state_of(row)
@@ -582,7 +660,8 @@ class Auditor:
                     now=self._now(),
                     steer=steer,
                 )
-                return None, [rec], Decision(action="stale", outcome=outcome, state=before)
+                counted = _with_calls(row, _judge_calls(row) + real_calls)
+                return counted, [rec], Decision(action="stale", outcome=outcome, state=before)
             done = conclude(before, outcome, settings, steer=steer)
             decision = Decision(
                 action=done.action.kind,
@@ -606,11 +685,39 @@ class Auditor:
                 steer=steer,
             )
             new_row = _row(key, row, done.after, decision, lease=None, material_hash=digest)
+            new_row = replace(
+                new_row, state={**new_row.state, JUDGE_CALLS_KEY: _judge_calls(row) + real_calls}
+            )
+            if reply is not None and new_row.decision is not None:
+                new_row.decision[REPLY_KEY] = reply
             return new_row, [rec], decision
 
         decision = self._transact(key, finish, settings.records_days)
         assert decision is not None
         return decision
+
+    def _judge_for_turn(
+        self, key: TurnKey, settings: Settings, reused: str | None, *, force: bool
+    ) -> tuple[Judge, Settings]:
+        """The judge and settings of this audit: the stored reply played back when an
+        identical re-stop reuses the verdict; otherwise the real judge, with technical
+        retries cut so the turn stays within :func:`judge_call_cap`."""
+        real = self.judge(settings)
+        if reused is not None:
+            from jev.judges.scripted import ScriptedJudge
+
+            info = real.info
+            judge = ScriptedJudge(
+                [reused], provider=info.provider, model=info.model, heuristic=info.heuristic
+            )
+            return judge, replace(settings, judge=replace(settings.judge, technical_retries=0))
+        if force:
+            return real, settings
+        left = judge_call_cap(settings) - _judge_calls(self.store.get_turn(key))
+        retries = max(0, min(settings.judge.technical_retries, left - 1))
+        if retries == settings.judge.technical_retries:
+            return real, settings
+        return real, replace(settings, judge=replace(settings.judge, technical_retries=retries))
 
     def _transact(
         self, key: TurnKey, fn: Callable[..., Any], records_days: int = 30
@@ -647,13 +754,41 @@ def _row(
 ) -> TurnRow:
     return TurnRow(
         key=key,
-        state=state.to_json(),
+        state={**state.to_json(), JUDGE_CALLS_KEY: _judge_calls(row)},
         material_hash=material_hash
         if material_hash is not None
         else (row.material_hash if row else None),
         decision=decision.to_json() if decision is not None else None,
         lease_until=lease,
         updated_at=row.updated_at if row is not None else None,
+    )
+
+
+def _judge_calls(row: TurnRow | None) -> int:
+    """Real judge calls made in the turn so far (0 for a new turn or an old row)."""
+    if row is None or not row.state:
+        return 0
+    value = row.state.get(JUDGE_CALLS_KEY, 0)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _with_calls(row: TurnRow | None, calls: int) -> TurnRow | None:
+    """``row`` with its turn's judge-call count set to ``calls``."""
+    if row is None:
+        return None
+    return replace(row, state={**row.state, JUDGE_CALLS_KEY: calls})
+
+
+def _cap_reached(state: LoopState, settings: Settings) -> Decision:
+    """The turn used its judge-call cap: nothing is audited or sent any more."""
+    reason = (
+        f"this turn already made {judge_call_cap(settings)} judge calls "
+        "(max_supplements + 1 + technical_retries); no further audit runs in it"
+    )
+    return Decision(
+        action="exhausted" if state.supplements_used else "incomplete",
+        notice=incomplete_notice(reason, _ui_language(settings)),
+        state=state,
     )
 
 

@@ -205,19 +205,33 @@ def test_omission_then_complete_chain_and_records(tmp_path: Path) -> None:
     assert d2.record_id == records[1].id
 
 
-def test_duplicate_stop_returns_stored_decision_without_a_second_call(tmp_path: Path) -> None:
+def test_duplicate_block_is_resent_counted_without_a_second_call(tmp_path: Path) -> None:
+    """Issue 8: a repeated block is a block. The same report again within the window
+    reuses the stored verdict (no judge call) and is counted like any supplement."""
     auditor, judge = make(tmp_path, [reply("omission", "R1")])
     d1 = auditor.on_stop("s", "t", material())
     d2 = auditor.on_stop("s", "t", material())
-    assert d2.action == d1.action and d2.supplement == d1.supplement
+    assert (d1.action, d2.action) == ("supplement", "supplement")
+    assert d2.state is not None and d2.state.supplements_used == 2
+    assert "round 2/3" in (d2.supplement or "")
+    assert len(judge.calls) == 1
+    records = auditor.store.list_records()
+    assert len(records) == 2 and all(r.assessment == "omission" for r in records)
+
+
+def test_duplicate_non_block_returns_stored_decision_without_a_count(tmp_path: Path) -> None:
+    auditor, judge = make(tmp_path, [reply("complete", "none")])
+    d1 = auditor.on_stop("s", "t", material())
+    d2 = auditor.on_stop("s", "t", material())
+    assert (d1.action, d2.action) == ("finish", "finish") and d2.notice == d1.notice
     assert len(judge.calls) == 1
     assert len(auditor.store.list_records()) == 1
 
 
-def test_identical_stops_later_are_counted_so_a_stuck_agent_runs_out(tmp_path: Path) -> None:
+def test_identical_stops_are_counted_so_a_stuck_agent_runs_out(tmp_path: Path) -> None:
     """An agent (or a lagging transcript) that stops again and again with the same
-    report must not be blocked forever: after the duplicate window each identical stop
-    is a new audit and spends budget, until the turn is exhausted."""
+    report must not be blocked forever: inside the duplicate window the stored verdict
+    is reused, after it the judge is asked again; every block counts either way."""
     clock = [1000.0]
     judge = ScriptedJudge([reply("omission", "R1")] * 4)
     auditor = Auditor(
@@ -229,15 +243,15 @@ def test_identical_stops_later_are_counted_so_a_stuck_agent_runs_out(tmp_path: P
         duplicate_window_s=15.0,
     )
     first = auditor.on_stop("s", "t", material())
-    clock[0] += 1.0  # a duplicate invocation of the same stop: stored answer, no count
-    dup = auditor.on_stop("s", "t", material())
-    assert (first.action, dup.action) == ("supplement", "supplement") and len(judge.calls) == 1
+    clock[0] += 1.0  # the same report a second later: stored verdict, counted
+    again = auditor.on_stop("s", "t", material())
+    assert (first.action, again.action) == ("supplement", "supplement") and len(judge.calls) == 1
     actions = []
     for _ in range(3):
         clock[0] += 60.0  # the agent ran again and stopped with the same report
         actions.append(auditor.on_stop("s", "t", material()).action)
-    assert actions == ["supplement", "exhausted", "exhausted"]
-    assert len(judge.calls) == 3
+    assert actions == ["exhausted", "exhausted", "exhausted"]
+    assert len(judge.calls) == 2
 
 
 def test_disabled_profile_skips_hooks_but_explicit_audits_run(tmp_path: Path) -> None:
@@ -303,11 +317,15 @@ def test_twenty_processes_racing_on_one_turn_never_double_count(
     results = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(results) == 20
     assert sum(r["calls"] for r in results) == 1  # exactly one judge call in all
-    assert {r["action"] for r in results} <= {"supplement", "busy"}
+    assert {r["action"] for r in results} <= {"supplement", "busy", "exhausted"}
+    # Issue 8: concurrent invocations share one decision through the lease ("busy");
+    # one arriving after the decision is a re-stop, and every block sent is counted.
+    blocks = sum(r["action"] == "supplement" for r in results)
     store = Store(db)
     row = store.get_turn(TurnKey("race", "s", "t"))
-    assert row is not None and row.state["supplements_used"] == 1
-    assert len(store.list_records()) == 1
+    assert row is not None and 1 <= row.state["supplements_used"] == blocks <= 3
+    decided = sum(r["action"] != "busy" for r in results)
+    assert len(store.list_records()) == min(decided, 3 + 1)  # later ones replay "exhausted"
 
 
 # ---------------------------------------------------------------- README example

@@ -20,6 +20,10 @@ from __future__ import annotations
 
 import sys
 
+TYPE_CHECKING = False  # no ``typing`` import on the fast path
+if TYPE_CHECKING:
+    from typing import TextIO
+
 __all__ = ["HOOKS", "main"]
 
 HOOKS: tuple[str, ...] = ("claude-code", "claude-code-session-start", "codex", "gemini", "cursor")
@@ -85,8 +89,40 @@ def main(argv: list[str]) -> int:
 
         result = run_stop_hook(name, text, profile=profile)
     if result.stdout:
-        sys.stdout.write(result.stdout)
-        sys.stdout.flush()
+        try:
+            _write_utf8(sys.stdout, result.stdout)
+        except Exception as exc:  # the host is gone or the pipe is closed
+            from dataclasses import replace
+
+            from jev.hosts.hook import report_undelivered
+
+            extra = report_undelivered(result, exc)
+            result = replace(result, stderr=result.stderr + extra)
     if result.stderr:
-        sys.stderr.write(result.stderr)
+        import contextlib
+
+        with contextlib.suppress(Exception):  # nowhere left to say it
+            _write_utf8(sys.stderr, result.stderr)
     return result.exit_code
+
+
+def _write_utf8(stream: TextIO | None, text: str) -> None:
+    """Write ``text`` to ``stream`` as UTF-8 bytes, whatever the locale's encoding.
+
+    A Windows pipe's code page (``cp1252``) cannot encode an emoji or ``→``; writing
+    the bytes to the binary buffer avoids that (issue 8, "deliver, then count").
+
+    Raises:
+        OSError: the stream cannot be written (closed pipe).
+    """
+    if stream is None:
+        raise OSError("no stream to write the hook answer to")
+    data = text.encode("utf-8")
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:
+        stream.write(text)
+        stream.flush()
+        return
+    stream.flush()
+    buffer.write(data)
+    buffer.flush()

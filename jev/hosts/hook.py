@@ -32,7 +32,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -88,6 +88,15 @@ class HookResult:
     exit_code: int = 0
     decision: Decision | None = None
     skipped: str = ""
+    host: str = ""
+    session: str = ""
+    turn: str = ""
+    profile: str | None = None
+
+    @property
+    def steers(self) -> bool:
+        """True when the answer sends a supplement (a counted block) to the host."""
+        return self.decision is not None and self.decision.action == "supplement"
 
 
 # ----------------------------------------------------------------------- session index
@@ -442,6 +451,14 @@ def _session_of(hook: HookInput) -> str:
 
 def _stop(
     hook: HookInput, profile: str | None, make_auditor: AuditorFactory
+) -> tuple[HookAnswer, Decision | None, str, tuple[str, str | None]]:
+    where: list[Any] = ["", None]
+    answer, decision, skipped = _stop_inner(hook, profile, make_auditor, where)
+    return answer, decision, skipped, (str(where[0] or ""), where[1])
+
+
+def _stop_inner(
+    hook: HookInput, profile: str | None, make_auditor: AuditorFactory, where: list[Any]
 ) -> tuple[HookAnswer, Decision | None, str]:
     if not hook.is_stop or hook.is_subagent:
         return HookAnswer(), None, "not a root-agent stop"
@@ -469,6 +486,13 @@ def _stop(
         notice = f"Jev: the completion audit did not run: {turn.reason or 'material missing'}."
         return HookAnswer(notice=notice), None, turn.reason or "material missing"
     material = turn.material
+    turn_key = turn.key
+    entry = index.get(session) or {}
+    carried = _continuation_of(entry, material)
+    if carried is not None:
+        # Jev's own supplement came back as a new user message: same turn, same budget.
+        turn_key, request = carried
+        material = replace(material, request=request)
     if hook.host == "cursor" and hook.loop_count is not None:
         # Cursor counts its own follow-ups; Jev's counter stays the guard (HOSTS.md §4).
         print(f"jev: cursor loop_count={hook.loop_count}", file=sys.stderr)
@@ -476,7 +500,7 @@ def _stop(
         "host": hook.host,
         "transcript_path": hook.transcript_path,
         "profile": settings.profile,
-        "turn": turn.key,
+        "turn": turn_key,
         "turn_number": turn.number or None,
         "cwd": hook.cwd,
         "request": list(material.request),
@@ -485,15 +509,46 @@ def _stop(
     if hook.host in ("gemini", "cursor"):
         fields["material"] = material.to_json()
     index.update(session, **fields)
+    where[:] = [turn_key, settings.profile]
     auditor = make_auditor(settings.profile, hook.host)
     try:
-        decision = auditor.on_stop(session, turn.key, material, turn_number=turn.number or None)
+        decision = auditor.on_stop(session, turn_key, material, turn_number=turn.number or None)
     finally:
         auditor.close()
     answer = answer_for(decision)
     if answer.steer is not None:
-        index.update(session, last_steer=answer.steer)
+        sent = [s for s in entry.get("steers") or () if isinstance(s, dict)][-(MAX_STEERS - 1) :]
+        sent.append(
+            {"text": _norm(answer.steer), "turn": turn_key, "request": list(material.request)}
+        )
+        index.update(session, last_steer=answer.steer, steers=sent)
     return answer, decision, ""
+
+
+#: Supplements remembered per session to recognise one coming back as a user message.
+MAX_STEERS = 8
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _continuation_of(
+    entry: dict[str, Any], material: Material
+) -> tuple[str, tuple[str, ...]] | None:
+    """``(turn key, original request)`` when the turn's opening request is one of Jev's
+    own supplements of this session (a host that hands the block's reason back as a
+    new user message, issue 8 item 2), else ``None``."""
+    if not material.request:
+        return None
+    opening = _norm(material.request[0])
+    for sent in reversed(entry.get("steers") or ()):
+        if not isinstance(sent, dict) or not sent.get("text") or not sent.get("turn"):
+            continue
+        if str(sent["text"]) in opening:
+            request = tuple(str(r) for r in sent.get("request") or ()) or material.request
+            return str(sent["turn"]), request
+    return None
 
 
 def run_stop_hook(
@@ -524,9 +579,19 @@ def run_stop_hook(
         return HookResult(stdout, stderr, code, skipped="bad stdin")
     try:
         session = _session_of(hook)
-        answer, decision, skipped = _stop(hook, profile, make_auditor)
+        answer, decision, skipped, where = _stop(hook, profile, make_auditor)
         stdout, stderr, code = render_answer(host, answer)
-        return HookResult(stdout, stderr, code, decision=decision, skipped=skipped)
+        return HookResult(
+            stdout,
+            stderr,
+            code,
+            decision=decision,
+            skipped=skipped,
+            host=host,
+            session=session,
+            turn=where[0],
+            profile=where[1],
+        )
     except Exception as exc:  # fail open: never a traceback, never a blocked turn
         logged = log_failure(host, session, exc)
         stdout, stderr, code = render_answer(host, HookAnswer(notice=fail_open_notice(exc)))
@@ -535,6 +600,30 @@ def run_stop_hook(
 
             logged += traceback.format_exc()
         return HookResult(stdout, stderr + logged, code, skipped="error")
+
+
+def report_undelivered(
+    result: HookResult, exc: BaseException, make_auditor: AuditorFactory = _default_auditor
+) -> str:
+    """The hook's answer could not be written: take the counted supplement back.
+
+    Calls :meth:`jev.api.Auditor.undelivered` for the turn of ``result`` when it
+    carried a supplement, and logs the failure to ``hook-errors.jsonl``. Never raises;
+    returns a stderr line ("" when everything was recorded).
+    """
+    logged = log_failure(result.host, result.session, exc)
+    if not result.steers or not result.turn:
+        return logged
+    try:
+        auditor = make_auditor(result.profile, result.host)
+        try:
+            reason = f"the supplement could not be delivered to the host ({type(exc).__name__})"
+            auditor.undelivered(result.session, result.turn, reason)
+        finally:
+            auditor.close()
+    except Exception as undo_exc:
+        logged += log_failure(result.host, result.session, undo_exc)
+    return logged
 
 
 def run_session_start_hook(stdin_text: str, *, profile: str | None = None) -> HookResult:
