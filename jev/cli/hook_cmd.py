@@ -1,19 +1,15 @@
-"""``jev hook HOST [--profile P]``: the command a host runs at every stop (SPEC §12).
+"""``jev hook HOOK [--profile P]``: the command a host runs at every stop (SPEC §12).
 
-Dispatched by :func:`jev.cli.main` before argparse is imported (the fast path). Hooks:
+Dispatched by :func:`jev.cli.main` before argparse is imported (the fast path). The
+hook names are the registered hosts' (:func:`jev.hosts.registry.hook_names`): each
+host's own name runs its stop hook (``claude-code``, ``codex``, ``gemini``, ``cursor``
+…); ``claude-code-session-start`` runs Claude Code's ``SessionStart`` hook.
 
-===============================  =========================================================
-``claude-code``                  Claude Code ``Stop`` (and ignores ``SubagentStop``)
-``claude-code-session-start``    Claude Code ``SessionStart``: the system-prompt section
-``codex``                        Codex CLI ``Stop``
-``gemini``                       Gemini CLI ``AfterAgent``
-``cursor``                       Cursor ``stop``
-===============================  =========================================================
-
-The hook JSON is read from stdin; the answer goes to stdout in the host's contract
-(:mod:`jev.hosts.hookio`). The exit code is 0 for every outcome, failures included
-(fail open). Only a wrong command line (unknown hook name or option) exits 1 — never 2,
-which Claude Code and Codex would treat as "block the stop".
+The hook JSON is read from stdin; the answer goes to stdout, as UTF-8 bytes whatever
+the locale, in the host's contract (the host's adapter, :mod:`jev.hosts.base`). The
+exit code is 0 for every outcome, failures included (fail open). Only a wrong command
+line (unknown hook name or option) exits 1 — never 2, which Claude Code and Codex
+would treat as "block the stop".
 """
 
 from __future__ import annotations
@@ -24,17 +20,20 @@ TYPE_CHECKING = False  # no ``typing`` import on the fast path
 if TYPE_CHECKING:
     from typing import TextIO
 
-__all__ = ["HOOKS", "main"]
+__all__ = ["main"]
 
-HOOKS: tuple[str, ...] = ("claude-code", "claude-code-session-start", "codex", "gemini", "cursor")
 
-_USAGE = (
-    "usage: jev hook {" + ",".join(HOOKS) + "} [--profile NAME]  (reads the hook JSON on stdin)"
-)
+def _usage() -> str:
+    from jev.hosts.registry import hook_names
+
+    names = ",".join(hook_names())
+    return f"usage: jev hook {{{names}}} [--profile NAME]  (reads the hook JSON on stdin)"
 
 
 def _parse(argv: list[str]) -> tuple[str, str | None]:
-    if not argv or argv[0] not in HOOKS:
+    from jev.hosts.registry import resolve_hook
+
+    if not argv or resolve_hook(argv[0]) is None:
         raise ValueError(f"unknown or missing hook name {argv[:1]!r}")
     name, rest = argv[0], argv[1:]
     profile: str | None = None
@@ -64,30 +63,32 @@ def main(argv: list[str]) -> int:
     hook outcome; 1 only for a wrong command line.
     """
     if argv[:1] in (["-h"], ["--help"]):
-        print(_USAGE)
+        print(_usage())
         return 0
     try:
         name, profile = _parse(list(argv))
     except ValueError as exc:
-        print(f"jev hook: {exc}; {_USAGE}", file=sys.stderr)
+        print(f"jev hook: {exc}; {_usage()}", file=sys.stderr)
         return 1
     try:
         text = _read_stdin()
     except (OSError, ValueError):
         text = ""
-    if name in ("claude-code", "codex"):
+    from jev.hosts.registry import resolve_hook
+
+    host, role = resolve_hook(name) or (name, "stop")
+    if role == "stop":
         from jev.hosts.fastpath import quick_skip
 
-        if quick_skip(name, text, profile):
+        if quick_skip(host, text, profile):
             return 0  # certainly nothing to do (see jev.hosts.fastpath)
-    if name == "claude-code-session-start":
-        from jev.hosts.hook import run_session_start_hook
-
-        result = run_session_start_hook(text, profile=profile)
-    else:
         from jev.hosts.hook import run_stop_hook
 
-        result = run_stop_hook(name, text, profile=profile)
+        result = run_stop_hook(host, text, profile=profile)
+    else:
+        from jev.hosts.hook import run_session_start_hook
+
+        result = run_session_start_hook(text, profile=profile, host=host)
     if result.stdout:
         try:
             _write_utf8(sys.stdout, result.stdout)

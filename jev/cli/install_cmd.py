@@ -16,31 +16,36 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jev.hosts.base import Installer
 
 __all__ = ["register", "run"]
-
-_HOSTS = ("claude-code", "codex")
 
 
 def register(subparsers: Any) -> None:
     """Add the ``install`` and ``uninstall`` subcommands (once, whichever name asks)."""
     if "install" in subparsers.choices:
         return
+    from jev.hosts.install import installable_hosts
+
+    hosts = installable_hosts()
+    scopes = {h: _installer_of(h).scopes for h in hosts}
     for verb in ("install", "uninstall"):
         parser = subparsers.add_parser(
             verb,
-            help=f"{verb} Jev's stop hook for a host (claude-code, codex)",
+            help=f"{verb} Jev's stop hook for a host ({', '.join(hosts)})",
             description=(
                 f"{verb.capitalize()} Jev's hook entries in the host's hook configuration. "
                 "Other keys and hooks are kept untouched; a backup is written before any change."
             ),
         )
-        parser.add_argument("host", choices=_HOSTS, help="the agent host")
+        parser.add_argument("host", choices=hosts, help="the agent host")
         parser.add_argument(
             "--scope",
             default="user",
-            help="claude-code: user (default), project or local; codex: user (default) or project",
+            help="; ".join(f"{h}: {', '.join(scopes[h])}" for h in hosts) + " (default: user)",
         )
         parser.add_argument(
             "--project-dir",
@@ -63,6 +68,14 @@ def register(subparsers: Any) -> None:
             parser.add_argument(
                 "--enable", action="store_true", help="also enable the profile (enabled = true)"
             )
+
+
+def _installer_of(host: str) -> Installer:
+    from jev.hosts.registry import adapter
+
+    found = adapter(host).installer
+    assert found is not None  # installable_hosts() only lists hosts with one
+    return found
 
 
 def run(args: argparse.Namespace) -> int:
@@ -112,9 +125,7 @@ def run(args: argparse.Namespace) -> int:
                 f"run `jev enable{'' if profile is None else ' --profile ' + name}` "
                 "(or install with --enable).\n"
             )
-    if args.command == "install" and args.host == "codex":
-        out.write(
-            "note: Codex runs hooks from hooks.json only after you review and trust them "
-            "(/hooks in Codex).\n"
-        )
+    if args.command == "install":
+        for note in _installer_of(args.host).notes():
+            out.write(note + "\n")
     return 0

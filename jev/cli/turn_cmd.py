@@ -84,13 +84,11 @@ def _session(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
 def _current(session: str, entry: dict[str, Any]) -> tuple[str, Material | None, int | None, str]:
     """``(turn key, material or None, turn number, reason when None)``."""
     from jev.domain import Material
+    from jev.hosts.registry import adapter, host_names
 
     host = str(entry.get("host") or "")
-    path = entry.get("transcript_path")
-    if host in ("claude-code", "codex") and path:
-        from jev.hosts.transcript import read_current_turn
-
-        turn = read_current_turn(path, host)
+    turn = adapter(host).reread(entry) if host in host_names() else None
+    if turn is not None:
         if turn.status != "ready" or turn.material is None:
             return turn.key, None, None, turn.reason or turn.status
         return turn.key, turn.material, (entry.get("turn_number") or None), ""

@@ -1,62 +1,54 @@
-"""The shared stop-hook runner: host stdin → current turn → :class:`jev.auditor.Auditor` → answer.
+"""The generic stop-hook runner: host stdin → current turn → :class:`jev.auditor.Auditor` → answer.
 
-One call of :func:`run_stop_hook` is one stop of one host (SPEC §2, §8, §12, §14):
+One call of :func:`run_stop_hook` is one stop of one host (SPEC §2, §8, §12, §14). The
+host's adapter (:mod:`jev.hosts.base`, looked up in :mod:`jev.hosts.registry`) does
+everything host-specific; this module does the rest, the same for every host:
 
-1. parse the stdin (:mod:`jev.hosts.hookio`); bad stdin → a one-line notice;
-2. not the root agent's stop (``SubagentStop``, ``agent_id``) → nothing;
+1. parse the stdin with the adapter; bad stdin → a one-line notice;
+2. not the root agent's stop (a subagent's stop, any other event) → nothing;
 3. the profile's ``enabled`` switch (cheapest check, before any transcript I/O);
-4. host gates: Cursor ``status`` other than ``completed`` (aborted/error: the user
-   stopped it or it failed), ``permission_mode: plan`` (a plan awaiting approval is the
-   user's call), running background tasks (defer: no audit, nothing counted);
-5. the current turn from the transcript, read backwards only as far as the turn's start
-   (:func:`jev.hosts.transcript.read_current_turn`); the host's
-   ``last_assistant_message`` wins over the transcript, which may lag (HOSTS.md §1.2);
-6. no Todo use in this turn → nothing (the fast path ends here: no httpx, jinja2,
-   jsonschema or pydantic was imported);
+4. ``permission_mode: plan`` (a plan awaiting approval is the user's call), then the
+   adapter's own gates (e.g. work deferred for background tasks: no audit, nothing
+   counted);
+5. the current turn from the adapter (its transcript reader; the host's
+   ``last_assistant_message`` wins over a transcript that may lag, HOSTS.md §1.2);
+   Jev's own supplement coming back as a new user message keeps the turn's key and
+   original request, so the per-turn budget cannot be reset by the host;
+6. no Todo use in this turn → nothing;
 7. the turn is remembered in the session index (for ``jev retry``/``jev cancel``), then
-   :meth:`jev.auditor.Auditor.on_stop` decides; the decision becomes the host answer.
+   :meth:`jev.auditor.Auditor.on_stop` decides; the decision becomes the host's answer.
 
 Any exception on the way is caught: the hook answers with exit 0 and one notice line
 (fail open) and appends the failure to ``<jev_home>/hook-errors.jsonl`` (stderr only when
-even that is impossible). ``stop_hook_active`` is read but never trusted alone: Jev's
-per-turn supplement counter in the store is the loop guard (HOSTS.md §1.6; Codex has no
-host-side cap, §3.3).
+even that is impossible). ``stop_hook_active`` is read but never trusted: Jev's per-turn
+supplement counter in the store is the loop guard (HOSTS.md §1.6; Codex has no host-side
+cap, §3.3).
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jev.domain import TODO_STATUSES, Material, TodoItem
-from jev.errors import JevError, MaterialMissing, UsageError
-from jev.hosts.hookio import (
-    HookAnswer,
-    HookInput,
-    HookInputError,
-    parse_hook_input,
-    render_answer,
-    render_session_start,
-)
+from jev.errors import JevError, MaterialMissing
+from jev.hosts.base import HookAnswer, HookInput, HookInputError, load_object
+from jev.hosts.registry import adapter as host_adapter
 
 if TYPE_CHECKING:
     from jev.auditor import Auditor, Decision
-    from jev.domain import Settings
-    from jev.hosts.transcript import Turn
+    from jev.domain import Material, Settings
+    from jev.hosts.base import HostAdapter
 
 __all__ = [
     "HookResult",
     "SessionIndex",
     "answer_for",
-    "current_turn",
     "run_session_start_hook",
     "run_stop_hook",
 ]
@@ -249,175 +241,6 @@ def fail_open_notice(exc: BaseException) -> str:
     )
 
 
-# ----------------------------------------------------------------------- turn reading
-
-
-def _gemini_messages(path: Path) -> list[dict[str, Any]]:
-    """Messages of a Gemini CLI chat file: one JSON object, or JSONL whose record with
-    ``messages`` is the conversation (claude-code-log ``providers/gemini.py``, which
-    follows gemini-cli ``packages/core/src/services/chatRecordingTypes.ts``) [S]."""
-    text = path.read_text(encoding="utf-8")
-    try:
-        whole = json.loads(text)
-    except ValueError:
-        whole = None
-    candidates: list[Any] = [whole] if whole is not None else []
-    if whole is None:
-        for line in text.splitlines():
-            with contextlib.suppress(ValueError):
-                candidates.append(json.loads(line))
-    for item in reversed(candidates):
-        if isinstance(item, dict) and isinstance(item.get("messages"), list):
-            return [m for m in item["messages"] if isinstance(m, dict)]
-    raise MaterialMissing(
-        f"{path}: no Gemini conversation record (an object with 'messages') in the transcript"
-    )
-
-
-def _message_text(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [p.get("text", "") if isinstance(p, dict) else str(p) for p in content]
-        return "".join(str(p) for p in parts)
-    return ""
-
-
-# Gemini write_todos statuses beyond SPEC's three (geminicli.com/docs/tools/todos [V]):
-# ``cancelled`` and ``blocked`` are not completed, so they map to ``pending`` and keep the
-# original word in the content ("[cancelled] …") for the judge to see.
-
-
-def gemini_todos(messages: list[dict[str, Any]], request: str) -> tuple[bool, tuple[TodoItem, ...]]:
-    """Todo use and the latest Todo list of the turn opened by ``request`` (Gemini).
-
-    The turn starts at the last ``user`` message whose text equals ``request`` (else the
-    last ``user`` message). ``write_todos`` calls in ``gemini`` messages after it count;
-    each carries the whole list (``todos[]`` of ``{description, status}``).
-    """
-    start = 0
-    for index, message in enumerate(messages):
-        is_user = message.get("type") == "user"
-        if is_user and (not request or _message_text(message).strip() == request.strip()):
-            start = index
-    used = False
-    todos: tuple[TodoItem, ...] = ()
-    for message in messages[start:]:
-        if message.get("type") != "gemini":
-            continue
-        for call in message.get("toolCalls") or ():
-            if not isinstance(call, dict) or call.get("name") != "write_todos":
-                continue
-            args = call.get("args")
-            items = args.get("todos") if isinstance(args, dict) else None
-            if not isinstance(items, list):
-                continue
-            used = True
-            converted: list[TodoItem] = []
-            for item in items:
-                if not isinstance(item, dict):
-                    continue
-                text = str(item.get("description") or item.get("content") or "")
-                status = str(item.get("status") or "pending")
-                if status not in TODO_STATUSES:  # cancelled, blocked, anything newer
-                    text, status = f"[{status}] {text}", "pending"
-                converted.append(TodoItem(text, status))
-            todos = tuple(converted)
-    return used, todos
-
-
-def _turn(
-    key: str, material: Material | None, status: str, reason: str, *, todo_used: bool
-) -> Turn:
-    from jev.hosts.transcript import Turn
-
-    return Turn(
-        number=0,
-        key=key,
-        material=material,
-        todo_used=todo_used,
-        status=status,
-        reason=reason,
-        ended_by_interrupt=False,
-        opening="prompt" if material is not None else "missing",
-    )
-
-
-def _gemini_turn(hook: HookInput, index: SessionIndex, session: str) -> Turn:
-    """The current Gemini turn (documented format only; see :func:`gemini_todos`).
-
-    Jev's own ``deny`` reason comes back to Gemini as a new prompt (GEMDOCS
-    ``AfterAgent``); when the prompt equals the last supplement Jev sent in this
-    session, it is the same turn: the original request and turn key are kept.
-    """
-    prompt = hook.prompt or ""
-    entry = index.get(session) or {}
-    if entry.get("last_steer") and prompt.strip() == str(entry["last_steer"]).strip():
-        key = str(entry.get("turn") or "")
-        request = tuple(str(r) for r in entry.get("request") or ())
-    else:
-        stamp = str(hook.raw.get("timestamp") or time.time())
-        key = "gemini:" + hashlib.sha256(f"{session}\n{stamp}\n{prompt}".encode()).hexdigest()[:32]
-        request = (prompt,) if prompt else ()
-    if not request or not key:
-        return _turn(
-            key or "unknown", None, "missing", "material missing: no prompt", todo_used=True
-        )
-    if not hook.transcript_path:
-        return _turn(
-            key, None, "skipped", "no readable transcript: Todo use unknown", todo_used=False
-        )
-    try:
-        messages = _gemini_messages(Path(hook.transcript_path))
-    except (OSError, MaterialMissing) as exc:
-        return _turn(
-            key, None, "skipped", f"transcript unreadable: {_one_line(str(exc))}", todo_used=False
-        )
-    used, todos = gemini_todos(messages, request[0])
-    if not used:
-        return _turn(key, None, "skipped", "no Todo use in this turn", todo_used=False)
-    material = Material(request, todos, hook.last_assistant_message or "", todo_used=True)
-    return _turn(key, material, "ready", "", todo_used=True)
-
-
-def current_turn(hook: HookInput, index: SessionIndex, session: str) -> Turn:
-    """Read the current root turn for ``hook`` (SPEC §3), per host.
-
-    Raises:
-        MaterialMissing: the transcript is missing or holds no turn, or (Cursor) no
-            transcript can be read, so the material cannot be obtained.
-        UsageError: the transcript cannot be read.
-    """
-    if hook.host == "gemini":
-        return _gemini_turn(hook, index, session)
-    path = hook.transcript_path
-    if not path:
-        raise MaterialMissing(
-            f"the {hook.host} hook received no transcript_path, so the turn's request and "
-            "Todo list cannot be read"
-        )
-    if not Path(path).is_file():
-        what = "is not a file" if Path(path).exists() else "does not exist (yet)"
-        raise MaterialMissing(f"the transcript {path} {what}")
-    from jev.hosts.transcript import read_current_turn
-
-    if hook.host == "cursor":
-        # Cursor's transcript format is not documented (HOSTS.md §4 [U]): only a file
-        # Jev recognises (a Claude-Code-style JSONL or a Jev turn file) is read.
-        from jev.hosts.transcript import detect_format
-
-        try:
-            fmt: str = detect_format(path)
-        except UsageError:
-            raise MaterialMissing(
-                f"the Cursor transcript {path} is in a format Jev cannot read"
-            ) from None
-    else:
-        fmt = hook.host
-    return read_current_turn(path, fmt, last_assistant_message=hook.last_assistant_message)
-
-
 # ----------------------------------------------------------------------- the decision
 
 
@@ -450,15 +273,19 @@ def _session_of(hook: HookInput) -> str:
 
 
 def _stop(
-    hook: HookInput, profile: str | None, make_auditor: AuditorFactory
+    hook: HookInput, adapter: HostAdapter, profile: str | None, make_auditor: AuditorFactory
 ) -> tuple[HookAnswer, Decision | None, str, tuple[str, str | None]]:
     where: list[Any] = ["", None]
-    answer, decision, skipped = _stop_inner(hook, profile, make_auditor, where)
+    answer, decision, skipped = _stop_inner(hook, adapter, profile, make_auditor, where)
     return answer, decision, skipped, (str(where[0] or ""), where[1])
 
 
 def _stop_inner(
-    hook: HookInput, profile: str | None, make_auditor: AuditorFactory, where: list[Any]
+    hook: HookInput,
+    adapter: HostAdapter,
+    profile: str | None,
+    make_auditor: AuditorFactory,
+    where: list[Any],
 ) -> tuple[HookAnswer, Decision | None, str]:
     if not hook.is_stop or hook.is_subagent:
         return HookAnswer(), None, "not a root-agent stop"
@@ -467,16 +294,15 @@ def _stop_inner(
     settings: Settings = load_settings(profile)
     if not settings.enabled:
         return HookAnswer(), None, f"profile {settings.profile} is disabled"
-    if hook.host == "cursor" and (hook.status or "completed") != "completed":
-        return HookAnswer(), None, f"cursor stop status {hook.status}"
     if hook.permission_mode == "plan":
         return HookAnswer(), None, "plan mode"
-    if hook.running_tasks:
-        return HookAnswer(), None, "deferred: background tasks running"
+    gated = adapter.gate(hook)
+    if gated:
+        return HookAnswer(), None, gated
     session = _session_of(hook)
     index = SessionIndex()
     try:
-        turn = current_turn(hook, index, session)
+        turn = adapter.read_turn(hook, index, session)
     except MaterialMissing as exc:
         notice = f"Jev: the completion audit did not run: material missing ({_one_line(str(exc))})."
         return HookAnswer(notice=notice), None, "material missing"
@@ -493,9 +319,6 @@ def _stop_inner(
         # Jev's own supplement came back as a new user message: same turn, same budget.
         turn_key, request = carried
         material = replace(material, request=request)
-    if hook.host == "cursor" and hook.loop_count is not None:
-        # Cursor counts its own follow-ups; Jev's counter stays the guard (HOSTS.md §4).
-        print(f"jev: cursor loop_count={hook.loop_count}", file=sys.stderr)
     fields: dict[str, Any] = {
         "host": hook.host,
         "transcript_path": hook.transcript_path,
@@ -506,7 +329,7 @@ def _stop_inner(
         "request": list(material.request),
         "stop_hook_active": hook.stop_hook_active,
     }
-    if hook.host in ("gemini", "cursor"):
+    if adapter.remember_material:
         fields["material"] = material.to_json()
     index.update(session, **fields)
     where[:] = [turn_key, settings.profile]
@@ -561,7 +384,7 @@ def run_stop_hook(
     """Run one stop hook of ``host`` on its stdin text; never raises (fail open).
 
     Args:
-        host: ``claude-code``, ``codex``, ``gemini`` or ``cursor``.
+        host: a registered host (:func:`jev.hosts.registry.host_names`).
         stdin_text: the hook JSON the host wrote to stdin.
         profile: ``--profile`` of the hook command (``None``: ``JEV_PROFILE``/default).
         make_auditor: builds the auditor from ``(profile, host)`` (tests pass their own).
@@ -571,20 +394,24 @@ def run_stop_hook(
     """
     session = ""
     try:
-        hook = parse_hook_input(host, stdin_text)
+        adapter = host_adapter(host)
+    except JevError as exc:
+        return HookResult("", f"jev: {exc}\n", 0, skipped="unknown host")
+    try:
+        hook = adapter.parse(load_object(host, stdin_text))
     except HookInputError as exc:
-        stdout, stderr, code = render_answer(
-            host, HookAnswer(notice=f"Jev: {exc}; the completion audit did not run.")
+        stdout, stderr = adapter.render(
+            HookAnswer(notice=f"Jev: {exc}; the completion audit did not run.")
         )
-        return HookResult(stdout, stderr, code, skipped="bad stdin")
+        return HookResult(stdout, stderr, 0, skipped="bad stdin")
     try:
         session = _session_of(hook)
-        answer, decision, skipped, where = _stop(hook, profile, make_auditor)
-        stdout, stderr, code = render_answer(host, answer)
+        answer, decision, skipped, where = _stop(hook, adapter, profile, make_auditor)
+        stdout, stderr = adapter.render(answer)
         return HookResult(
             stdout,
             stderr,
-            code,
+            0,
             decision=decision,
             skipped=skipped,
             host=host,
@@ -594,12 +421,12 @@ def run_stop_hook(
         )
     except Exception as exc:  # fail open: never a traceback, never a blocked turn
         logged = log_failure(host, session, exc)
-        stdout, stderr, code = render_answer(host, HookAnswer(notice=fail_open_notice(exc)))
+        stdout, stderr = adapter.render(HookAnswer(notice=fail_open_notice(exc)))
         if os.environ.get("JEV_DEBUG"):
             import traceback
 
             logged += traceback.format_exc()
-        return HookResult(stdout, stderr + logged, code, skipped="error")
+        return HookResult(stdout, stderr + logged, 0, skipped="error")
 
 
 def report_undelivered(
@@ -607,7 +434,7 @@ def report_undelivered(
 ) -> str:
     """The hook's answer could not be written: take the counted supplement back.
 
-    Calls :meth:`jev.api.Auditor.undelivered` for the turn of ``result`` when it
+    Calls :meth:`jev.auditor.Auditor.undelivered` for the turn of ``result`` when it
     carried a supplement, and logs the failure to ``hook-errors.jsonl``. Never raises;
     returns a stderr line ("" when everything was recorded).
     """
@@ -626,15 +453,21 @@ def report_undelivered(
     return logged
 
 
-def run_session_start_hook(stdin_text: str, *, profile: str | None = None) -> HookResult:
-    """Claude Code ``SessionStart``: the system-prompt section when the profile is enabled.
+def run_session_start_hook(
+    stdin_text: str, *, profile: str | None = None, host: str = "claude-code"
+) -> HookResult:
+    """A host's session-start hook: the system-prompt section when the profile is enabled.
 
     Bad stdin is ignored (the answer does not depend on it). A disabled profile, or any
-    failure, prints nothing (SessionStart plain stdout would reach the model, so a
+    failure, prints nothing (session-start plain stdout would reach the model, so a
     notice there would be wrong; failures go to the hook-error log). Never raises.
+
+    Args:
+        host: the host whose session-start contract renders the context.
     """
     del stdin_text  # the context does not depend on the session
     try:
+        adapter = host_adapter(host)
         from jev.settings import load_settings
 
         settings = load_settings(profile)
@@ -643,6 +476,6 @@ def run_session_start_hook(stdin_text: str, *, profile: str | None = None) -> Ho
         from jev.texts import system_prompt_section
 
         language = settings.language if settings.language in ("en", "zh") else "en"
-        return HookResult(render_session_start(system_prompt_section(language)))
+        return HookResult(adapter.render_session_start(system_prompt_section(language)))
     except Exception as exc:
-        return HookResult("", log_failure("claude-code", "", exc), skipped="error")
+        return HookResult("", log_failure(host, "", exc), skipped="error")

@@ -1,26 +1,15 @@
 """Installers: merge Jev's hook entries into a host's hook configuration (SPEC §12).
 
-Supported targets (HOSTS.md §1.1, §3.3):
+The generic part: each host's adapter describes its files, scopes, handler shape and
+timeout unit (:class:`jev.hosts.base.Installer`, e.g.
+:class:`jev.hosts.adapters.claude_code.ClaudeCodeInstaller`); this module merges,
+diffs, backs up and writes. The hosts with an installer are
+:func:`installable_hosts`.
 
-============  =======  ===============================================================
-host          scope    file
-============  =======  ===============================================================
-claude-code   user     ``$CLAUDE_CONFIG_DIR/settings.json`` or ``~/.claude/settings.json``
-claude-code   project  ``<project>/.claude/settings.json``
-claude-code   local    ``<project>/.claude/settings.local.json``
-codex         user     ``$CODEX_HOME/hooks.json`` or ``~/.codex/hooks.json``
-codex         project  ``<project>/.codex/hooks.json``
-============  =======  ===============================================================
-
-Both hosts use the same three-level shape, event → matcher group → handlers::
+The hook configuration files share the three-level shape event → matcher group →
+handlers::
 
     {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "…", "timeout": 210}]}]}}
-
-(Claude Code hooks reference, "Configuration"; Codex ``codex-rs/config/src/hook_config.rs``:
-the JSON key is ``timeout``, in seconds — see openai/codex issue #35382.) ``Stop`` has no
-matcher support in Claude Code, so Jev writes its group without a matcher; its
-``SessionStart`` group has no matcher either, so the context is re-added after
-``resume``, ``clear`` and ``compact`` too.
 
 Rules (issue 4 item 4): the merge is idempotent (a second install changes nothing and
 writes nothing), every other key, event and handler stays as it was (same order), a
@@ -49,44 +38,59 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jev.errors import UsageError
 
+if TYPE_CHECKING:
+    from jev.hosts.base import Installer
+
 __all__ = [
     "HOOK_NAMES",
-    "SCOPES",
     "InstallPlan",
     "apply_plan",
     "config_path",
     "hook_command",
     "hook_timeout_s",
+    "installable_hosts",
     "is_jev_handler",
     "jev_executable",
     "plan_install",
     "plan_uninstall",
 ]
 
-#: Scopes each host's installer accepts.
-SCOPES: Mapping[str, tuple[str, ...]] = {
-    "claude-code": ("user", "project", "local"),
-    "codex": ("user", "project"),
-}
 
-#: Jev's hook entries per host: (event, hook name given to ``jev hook``).
-_ENTRIES: Mapping[str, tuple[tuple[str, str], ...]] = {
-    "claude-code": (("Stop", "claude-code"), ("SessionStart", "claude-code-session-start")),
-    "codex": (("Stop", "codex"),),
-}
+def installable_hosts() -> tuple[str, ...]:
+    """The registered hosts whose adapter has an installer."""
+    from jev.hosts.registry import adapter, host_names
+
+    return tuple(h for h in host_names() if adapter(h).installer is not None)
+
+
+def _installer(host: str) -> Installer:
+    from jev.hosts.registry import adapter, host_names
+
+    if host not in host_names():
+        raise UsageError(
+            f"no installer for host {host!r}; available: {', '.join(installable_hosts())}."
+        )
+    found = adapter(host).installer
+    if found is None:
+        raise UsageError(
+            f"no installer for host {host!r}; available: {', '.join(installable_hosts())}. "
+            "Its hooks are configured by hand (see README)."
+        )
+    return found
+
+
+def _hook_names() -> tuple[str, ...]:
+    from jev.hosts.registry import hook_names
+
+    return tuple(sorted(hook_names(), key=len, reverse=True))
+
 
 #: Every hook name ``jev hook`` accepts (longest first for the command pattern).
-HOOK_NAMES: tuple[str, ...] = (
-    "claude-code-session-start",
-    "claude-code",
-    "codex",
-    "gemini",
-    "cursor",
-)
+HOOK_NAMES: tuple[str, ...] = _hook_names()
 
 _JEV_COMMAND_RE = re.compile(
     r"(?:^|[\s/\\\"'])jev(?:\.exe)?[\"']?\s+hook\s+(?P<name>"
@@ -148,41 +152,27 @@ class InstallPlan:
 
 
 def config_path(host: str, scope: str, project_dir: Path | None = None) -> Path:
-    """The hook configuration file of ``host`` at ``scope`` (see the module table).
+    """The hook configuration file of ``host`` at ``scope`` (from the host's adapter).
 
     Args:
-        host: ``claude-code`` or ``codex``.
-        scope: one of :data:`SCOPES` ``[host]``.
-        project_dir: the project root for ``project``/``local`` (default:
-            :func:`project_root`).
+        host: a host with an installer (:func:`installable_hosts`).
+        scope: one of the installer's scopes.
+        project_dir: the project root for project scopes (default: :func:`project_root`).
 
     Raises:
-        UsageError: unknown host or a scope the host does not have.
+        UsageError: unknown host, a host without an installer, or a scope the host
+            does not have; a ``project_dir`` that is not a folder.
     """
-    if host not in SCOPES:
+    installer = _installer(host)
+    if scope not in installer.scopes:
         raise UsageError(
-            f"no installer for host {host!r}; available: {', '.join(SCOPES)}. "
-            "Gemini CLI and Cursor hooks are configured by hand (see README)."
-        )
-    if scope not in SCOPES[host]:
-        raise UsageError(
-            f"scope {scope!r} is not available for {host}; use one of: {', '.join(SCOPES[host])}"
+            f"scope {scope!r} is not available for {host}; use one of: "
+            f"{', '.join(installer.scopes)}"
         )
     if project_dir is not None and not Path(project_dir).is_dir():
         raise UsageError(f"--project-dir {project_dir}: no such folder; give the project's root")
     project = (Path(project_dir) if project_dir is not None else project_root()).absolute()
-    if host == "claude-code":
-        if scope == "user":
-            root = os.environ.get("CLAUDE_CONFIG_DIR")
-            base = Path(root).expanduser() if root else Path.home() / ".claude"
-            return base / "settings.json"
-        name = "settings.json" if scope == "project" else "settings.local.json"
-        return project / ".claude" / name
-    if scope == "user":
-        root = os.environ.get("CODEX_HOME")
-        base = Path(root).expanduser() if root else Path.home() / ".codex"
-        return base / "hooks.json"
-    return project / ".codex" / "hooks.json"
+    return installer.config_path(scope, project)
 
 
 def project_root(start: Path | None = None) -> Path:
@@ -342,17 +332,6 @@ def _groups(path: Path, hooks: Mapping[str, Any], event: str) -> list[Any]:
     return groups
 
 
-def _handler(host: str, event: str, name: str, profile: str | None, timeout: int) -> dict[str, Any]:
-    handler: dict[str, Any] = {
-        "type": "command",
-        "command": hook_command(name, profile),
-        "timeout": SESSION_START_TIMEOUT_S if event == "SessionStart" else timeout,
-    }
-    if host == "claude-code" and event == "Stop":
-        handler["statusMessage"] = STATUS_MESSAGE
-    return handler
-
-
 def _merge_event(
     groups: list[Any], name: str, handler: dict[str, Any]
 ) -> tuple[list[Any], list[str]]:
@@ -415,8 +394,10 @@ def plan_install(
     hooks = dict(_hooks_table(path, data))
     timeout = hook_timeout_s(profile)
     changes: list[str] = []
-    for event, name in _ENTRIES[host]:
-        handler = _handler(host, event, name, profile, timeout)
+    installer = _installer(host)
+    exe = jev_executable()
+    for event, name in installer.entries:
+        handler = installer.handler(event, name, exe, profile, timeout)
         groups, done = _merge_event(_groups(path, hooks, event), name, handler)
         hooks[event] = groups
         changes += [f"{what} {event} hook: {handler['command']}" for what in done]
@@ -441,7 +422,7 @@ def plan_uninstall(host: str, scope: str, *, project_dir: Path | None = None) ->
     if "hooks" not in data:
         return InstallPlan(host, scope, path, before, before or "", ())
     hooks = _hooks_table(path, data)
-    names = tuple(name for _, name in _ENTRIES[host])
+    names = tuple(name for _, name in _installer(host).entries)
     new_hooks: dict[str, Any] = {}
     changes: list[str] = []
     for event, groups in hooks.items():

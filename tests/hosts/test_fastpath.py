@@ -140,6 +140,9 @@ def test_fast_path_imports_only_the_standard_library(tmp_path: Path, jev_home: P
         "jev.cli.hook_cmd",
         "jev.hosts",
         "jev.hosts.fastpath",
+        "jev.hosts.registry",
+        "jev.hosts.adapters",
+        "jev.hosts.adapters.claude_code",
         "jev.hosts.cc_records",
         "jev.paths",
     }

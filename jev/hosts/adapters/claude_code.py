@@ -1,0 +1,270 @@
+"""Claude Code: ``Stop``/``SubagentStop``/``SessionStart`` hooks (HOSTS.md §1, §2).
+
+* **stdin** (CCDOCS hooks.md "Common input fields", "Stop input"): every field except
+  ``hook_event_name`` is optional across versions. ``prompt_id`` (≥ 2.1.196) names the
+  user prompt being processed; ``background_tasks``/``session_crons`` (≥ 2.1.145) say
+  the session is paused waiting for background work, not done.
+* **answer** (CCDOCS hooks.md "JSON output", "Stop decision control"): exit 0 +
+  ``{"decision":"block","reason":…}`` behaves the same under the 2025-12 and current
+  contracts, so Jev never exits 2; ``systemMessage`` is shown to the user only.
+* **turn**: the transcript JSONL read backwards to the last typed prompt
+  (:mod:`jev.hosts.claude_code`); ``last_assistant_message`` wins over the transcript,
+  which "may lag" (HOSTS.md §1.2).
+* **install**: ``~/.claude/settings.json`` (user), ``.claude/settings.json`` (project),
+  ``.claude/settings.local.json`` (local); ``timeout`` in seconds (HOSTS.md §1.1).
+
+Stdlib only at import time (the fast path imports this module for every stop).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from jev.hosts.cc_records import TODO_TOOLS, classify_user
+
+TYPE_CHECKING = False  # no ``typing`` import on the fast path
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+    from typing import Any
+
+    from jev.hosts.base import HookAnswer, HookInput, HostAdapter, Installer
+    from jev.hosts.hook import SessionIndex
+    from jev.hosts.install import InstallPlan
+    from jev.hosts.transcript import Turn
+
+__all__ = ["ADAPTER", "ClaudeCodeAdapter"]
+
+_MARKERS = tuple(f'"{name}"'.encode() for name in sorted(TODO_TOOLS))
+_BLOCK = 1 << 16
+#: A line longer than this (bytes) is left to the full reader.
+_MAX_LINE = 4 << 20
+
+
+class ClaudeCodeAdapter:
+    """The Claude Code adapter (see the module docstring and :class:`HostAdapter`)."""
+
+    name = "claude-code"
+    hooks: Mapping[str, str] = {"claude-code": "stop", "claude-code-session-start": "session-start"}
+    remember_material = False
+
+    @property
+    def installer(self) -> Installer | None:
+        """Settings files and handler shape (:class:`ClaudeCodeInstaller`)."""
+        return _INSTALLER
+
+    # -- fast path (stdlib only) ---------------------------------------------------
+
+    def fast_kind(self, data: dict[str, Any]) -> str:
+        """``stop``, ``subagent-stop`` or ``other`` from the raw stdin object."""
+        event = data.get("hook_event_name")
+        if not isinstance(event, str):
+            return "other"
+        agent_id = data.get("agent_id")
+        if event.lower() == "subagentstop" or (isinstance(agent_id, str) and agent_id):
+            return "subagent-stop"
+        return "stop" if event.lower() == "stop" else "other"
+
+    def quick_skip(self, data: dict[str, Any]) -> bool:
+        """True when, reading the transcript backwards from its end to the last real
+        typed prompt (classified by :func:`jev.hosts.cc_records.classify_user`, the
+        reader's own rule), no line names a Todo tool. A turn starts at or after the
+        last typed prompt, so the current turn has no Todo use and would be skipped."""
+        path = data.get("transcript_path")
+        if data.get("background_tasks") or data.get("session_crons") or not isinstance(path, str):
+            return False
+        try:
+            return _no_todo_since_last_prompt(path)
+        except OSError:
+            return False
+
+    # -- full path ---------------------------------------------------------------
+
+    def parse(self, data: Mapping[str, Any]) -> HookInput:
+        """The typed event (see :class:`jev.hosts.base.HookInput`).
+
+        Raises:
+            HookInputError: no ``hook_event_name``.
+        """
+        from jev.hosts.base import HookInput, HookInputError, common_fields, running_tasks
+
+        event = data.get("hook_event_name")
+        if not isinstance(event, str) or not event:
+            raise HookInputError(f"the {self.name} hook stdin has no hook_event_name")
+        lowered = event.lower()
+        kind = {"stop": "stop", "subagentstop": "subagent-stop", "sessionstart": "session-start"}
+        return HookInput(
+            host=self.name,
+            event=event,
+            kind=kind.get(lowered, "other"),
+            running_tasks=running_tasks(data.get("background_tasks")),
+            crons=running_tasks(data.get("session_crons")),
+            **common_fields(data),
+        )
+
+    def gate(self, hook: HookInput) -> str:
+        """A stop while background tasks run or crons are scheduled is paused work,
+        not the end of the turn (CCDOCS hooks.md "Stop input"): deferred, nothing counted."""
+        if hook.running_tasks:
+            return "deferred: background tasks running"
+        return ""
+
+    def read_turn(self, hook: HookInput, index: SessionIndex, session: str) -> Turn:
+        """The current turn from the transcript (see the module docstring).
+
+        Raises:
+            MaterialMissing: no ``transcript_path``, or it is not a file.
+            UsageError: the transcript cannot be read.
+        """
+        from jev.hosts.transcript import read_current_turn
+
+        path = _transcript_file(hook)
+        return read_current_turn(
+            path, "claude-code", last_assistant_message=hook.last_assistant_message
+        )
+
+    def reread(self, entry: Mapping[str, Any]) -> Turn | None:
+        """The current turn of the session's transcript (``jev retry``)."""
+        from jev.hosts.transcript import read_current_turn
+
+        path = entry.get("transcript_path")
+        return read_current_turn(str(path), "claude-code") if path else None
+
+    def render(self, answer: HookAnswer) -> tuple[str, str]:
+        """``{"decision":"block","reason":…}`` to steer, ``systemMessage`` for a notice,
+        "" for nothing (HOSTS.md §1.4)."""
+        from jev.hosts.base import cap, json_line
+
+        out: dict[str, Any] = {}
+        if answer.steer is not None:
+            out["decision"] = "block"
+            out["reason"] = answer.steer
+        notice = cap(answer.notice.strip())
+        if notice:
+            out["systemMessage"] = notice
+        return (json_line(out) if out else ""), ""
+
+    def render_session_start(self, context: str | None) -> str:
+        """``SessionStart`` output adding ``context`` to the conversation, or "" for
+        nothing: ``{"hookSpecificOutput":{"hookEventName":"SessionStart",
+        "additionalContext":…}}`` (HOSTS.md §1.8)."""
+        from jev.hosts.base import cap, json_line
+
+        if context is None or not context.strip():
+            return ""
+        payload = {
+            "hookSpecificOutput": {
+                "hookEventName": "SessionStart",
+                "additionalContext": cap(context),
+            }
+        }
+        return json_line(payload)
+
+
+def _transcript_file(hook: HookInput) -> str:
+    from pathlib import Path
+
+    from jev.errors import MaterialMissing
+
+    path = hook.transcript_path
+    if not path:
+        raise MaterialMissing(
+            f"the {hook.host} hook received no transcript_path, so the turn's request and "
+            "Todo list cannot be read"
+        )
+    if not Path(path).is_file():
+        what = "is not a file" if Path(path).exists() else "does not exist (yet)"
+        raise MaterialMissing(f"the transcript {path} {what}")
+    return path
+
+
+class ClaudeCodeInstaller:
+    """Claude Code settings files (HOSTS.md §1.1); ``timeout`` in seconds."""
+
+    scopes: tuple[str, ...] = ("user", "project", "local")
+    entries: tuple[tuple[str, str], ...] = (
+        ("Stop", "claude-code"),
+        ("SessionStart", "claude-code-session-start"),
+    )
+    timeout_unit: str = "s"
+
+    def config_path(self, scope: str, project: Path) -> Path:
+        """``$CLAUDE_CONFIG_DIR/settings.json`` or ``~/.claude/settings.json`` (user),
+        ``<project>/.claude/settings.json`` (project), ``….local.json`` (local)."""
+        from pathlib import Path
+
+        if scope == "user":
+            root = os.environ.get("CLAUDE_CONFIG_DIR")
+            base = Path(root).expanduser() if root else Path.home() / ".claude"
+            return base / "settings.json"
+        name = "settings.json" if scope == "project" else "settings.local.json"
+        return project / ".claude" / name
+
+    def handler(
+        self, event: str, name: str, exe: Path, profile: str | None, timeout_s: int
+    ) -> dict[str, Any]:
+        """A ``command`` handler running ``jev hook <name>``."""
+        from jev.hosts.install import SESSION_START_TIMEOUT_S, STATUS_MESSAGE, hook_command
+
+        handler: dict[str, Any] = {
+            "type": "command",
+            "command": hook_command(name, profile, exe),
+            "timeout": SESSION_START_TIMEOUT_S if event == "SessionStart" else timeout_s,
+        }
+        if event == "Stop":
+            handler["statusMessage"] = STATUS_MESSAGE
+        return handler
+
+    def extra_plans(
+        self, scope: str, project: Path, *, todo_tools: bool, remove: bool
+    ) -> list[InstallPlan]:
+        """None yet."""
+        return []
+
+    def notes(self) -> tuple[str, ...]:
+        """Nothing to add."""
+        return ()
+
+
+_INSTALLER = ClaudeCodeInstaller()
+
+
+def _no_todo_since_last_prompt(path: str) -> bool:
+    """True when no Todo-tool name appears after (and in) the last typed-prompt record."""
+    with open(path, "rb") as handle:
+        pos = handle.seek(0, 2)
+        tail = b""  # start of the line that continues into the block read before
+        while pos > 0:
+            size = min(_BLOCK, pos)
+            pos -= size
+            handle.seek(pos)
+            chunk = handle.read(size) + tail
+            lines = chunk.split(b"\n")
+            tail = lines[0] if pos > 0 else b""
+            for raw in reversed(lines if pos == 0 else lines[1:]):
+                verdict = _line_verdict(raw)
+                if verdict is not None:
+                    return verdict
+            if len(tail) > _MAX_LINE:
+                return False  # a pathological line: let the full reader deal with it
+    return False  # no typed prompt at all: the full hook decides (material missing, …)
+
+
+def _line_verdict(raw: bytes) -> bool | None:
+    """False at a Todo-tool mention, True at a typed prompt, None to keep reading."""
+    if any(marker in raw for marker in _MARKERS):
+        return False
+    if b'"user"' not in raw:
+        return None
+    try:
+        rec = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(rec, dict) or rec.get("type") != "user" or rec.get("isSidechain") is True:
+        return None
+    kind, _ = classify_user(rec)
+    return True if kind == "prompt" else None
+
+
+ADAPTER: HostAdapter = ClaudeCodeAdapter()

@@ -1,0 +1,182 @@
+"""OpenAI Codex CLI: the ``Stop`` hook of the hooks framework (HOSTS.md §3).
+
+* **stdin** (CODEX ``stop.command.input.schema.json``): ``session_id``, ``turn_id``,
+  ``transcript_path`` (**string or null**), ``cwd``, ``hook_event_name``, ``model``,
+  ``permission_mode``, ``stop_hook_active``, ``last_assistant_message`` (nullable).
+* **answer** (``stop.command.output.schema.json``, ``additionalProperties: false``):
+  ``decision: "block"`` + ``reason`` continues the **same turn** with the reason as a
+  new user prompt; ``systemMessage`` is shown to the user. There is no host cap on
+  blocks (openai/codex#37937): Jev's per-turn counter is the only bound.
+* **turn**: the rollout JSONL named by ``transcript_path`` (:mod:`jev.hosts.codex`);
+  the turn key is the host's ``turn_id``.
+* **install**: ``~/.codex/hooks.json`` (user) or ``<project>/.codex/hooks.json``;
+  ``timeout`` in seconds. Codex runs a new or changed hook only after the user
+  trusts it in ``/hooks`` (trust by hash).
+
+Stdlib only at import time (the fast path imports this module for every stop).
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False  # no ``typing`` import on the fast path
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+    from typing import Any
+
+    from jev.hosts.base import HookAnswer, HookInput, HostAdapter, Installer
+    from jev.hosts.hook import SessionIndex
+    from jev.hosts.install import InstallPlan
+    from jev.hosts.transcript import Turn
+
+__all__ = ["ADAPTER", "CodexAdapter"]
+
+
+class CodexAdapter:
+    """The Codex adapter (see the module docstring and :class:`HostAdapter`)."""
+
+    name = "codex"
+    hooks: Mapping[str, str] = {"codex": "stop"}
+    remember_material = False
+
+    @property
+    def installer(self) -> Installer | None:
+        """``hooks.json`` files and handler shape (:class:`CodexInstaller`)."""
+        return _INSTALLER
+
+    def fast_kind(self, data: dict[str, Any]) -> str:
+        """``stop``, ``subagent-stop`` or ``other`` from the raw stdin object."""
+        event = data.get("hook_event_name")
+        if not isinstance(event, str):
+            return "other"
+        agent_id = data.get("agent_id")
+        if event.lower() == "subagentstop" or (isinstance(agent_id, str) and agent_id):
+            return "subagent-stop"
+        return "stop" if event.lower() == "stop" else "other"
+
+    def quick_skip(self, data: dict[str, Any]) -> bool:
+        """Never: the rollout is not scanned on the fast path."""
+        return False
+
+    def parse(self, data: Mapping[str, Any]) -> HookInput:
+        """The typed event (see :class:`jev.hosts.base.HookInput`).
+
+        Raises:
+            HookInputError: no ``hook_event_name``.
+        """
+        from jev.hosts.base import HookInput, HookInputError, common_fields
+
+        event = data.get("hook_event_name")
+        if not isinstance(event, str) or not event:
+            raise HookInputError(f"the {self.name} hook stdin has no hook_event_name")
+        kind = {"stop": "stop", "subagentstop": "subagent-stop", "sessionstart": "session-start"}
+        return HookInput(
+            host=self.name,
+            event=event,
+            kind=kind.get(event.lower(), "other"),
+            **common_fields(data),
+        )
+
+    def gate(self, hook: HookInput) -> str:
+        """No Codex-only gate."""
+        return ""
+
+    def read_turn(self, hook: HookInput, index: SessionIndex, session: str) -> Turn:
+        """The current turn from the rollout (see the module docstring).
+
+        Raises:
+            MaterialMissing: no ``transcript_path``, or it is not a file.
+            UsageError: the rollout cannot be read.
+        """
+        from pathlib import Path
+
+        from jev.errors import MaterialMissing
+        from jev.hosts.transcript import read_current_turn
+
+        path = hook.transcript_path
+        if not path:
+            raise MaterialMissing(
+                f"the {self.name} hook received no transcript_path, so the turn's request "
+                "and Todo list cannot be read"
+            )
+        if not Path(path).is_file():
+            what = "is not a file" if Path(path).exists() else "does not exist (yet)"
+            raise MaterialMissing(f"the transcript {path} {what}")
+        return read_current_turn(path, "codex", last_assistant_message=hook.last_assistant_message)
+
+    def reread(self, entry: Mapping[str, Any]) -> Turn | None:
+        """The current turn of the session's rollout (``jev retry``)."""
+        from jev.hosts.transcript import read_current_turn
+
+        path = entry.get("transcript_path")
+        return read_current_turn(str(path), "codex") if path else None
+
+    def render(self, answer: HookAnswer) -> tuple[str, str]:
+        """``{"decision":"block","reason":…}`` to steer, ``systemMessage`` for a notice,
+        "" for nothing (``stop.rs``: empty stdout on exit 0 is success)."""
+        from jev.hosts.base import cap, json_line
+
+        out: dict[str, Any] = {}
+        if answer.steer is not None:
+            out["decision"] = "block"
+            out["reason"] = answer.steer
+        notice = cap(answer.notice.strip())
+        if notice:
+            out["systemMessage"] = notice
+        return (json_line(out) if out else ""), ""
+
+    def render_session_start(self, context: str | None) -> str:
+        """Jev installs no Codex SessionStart hook."""
+        return ""
+
+
+class CodexInstaller:
+    """Codex ``hooks.json`` files (HOSTS.md §3.3); ``timeout`` in seconds
+    (``codex-rs/config/src/hook_config.rs``, openai/codex#35382)."""
+
+    scopes: tuple[str, ...] = ("user", "project")
+    entries: tuple[tuple[str, str], ...] = (("Stop", "codex"),)
+    timeout_unit: str = "s"
+
+    def config_path(self, scope: str, project: Path) -> Path:
+        """``$CODEX_HOME/hooks.json`` or ``~/.codex/hooks.json`` (user),
+        ``<project>/.codex/hooks.json`` (project)."""
+        from pathlib import Path
+
+        if scope == "user":
+            root = os.environ.get("CODEX_HOME")
+            base = Path(root).expanduser() if root else Path.home() / ".codex"
+            return base / "hooks.json"
+        return project / ".codex" / "hooks.json"
+
+    def handler(
+        self, event: str, name: str, exe: Path, profile: str | None, timeout_s: int
+    ) -> dict[str, Any]:
+        """A ``command`` handler running ``jev hook <name>``."""
+        from jev.hosts.install import hook_command
+
+        return {
+            "type": "command",
+            "command": hook_command(name, profile, exe),
+            "timeout": timeout_s,
+        }
+
+    def extra_plans(
+        self, scope: str, project: Path, *, todo_tools: bool, remove: bool
+    ) -> list[InstallPlan]:
+        """None yet."""
+        return []
+
+    def notes(self) -> tuple[str, ...]:
+        """Codex re-asks the user to trust a new or changed hook (HOSTS.md §3.3)."""
+        return (
+            "note: Codex runs hooks from hooks.json only after you review and trust them "
+            "(/hooks in Codex).",
+        )
+
+
+_INSTALLER = CodexInstaller()
+
+ADAPTER: HostAdapter = CodexAdapter()

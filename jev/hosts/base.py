@@ -1,0 +1,353 @@
+"""What a host adapter is: the typed stop event, the answer, and the adapter protocol.
+
+Jev talks to each agent host through one adapter module, ``jev/hosts/adapters/<host>.py``
+(SPEC §12; issue 8 item 1). The adapter knows everything that differs between hosts:
+
+* the **fast path** (:meth:`HostAdapter.quick_skip`): stdlib only, no ``typing`` or
+  ``dataclasses`` at import time — says when a stop certainly needs nothing;
+* **parsing** the hook's stdin into a :class:`HookInput` (the typed stop event: kind,
+  session, the host's own turn/prompt identity, transcript path, last assistant
+  message, flags such as ``stop_hook_active``, background work, permission mode,
+  loop count);
+* **gates** only the host knows (work deferred for background tasks, a Cursor stop
+  that was aborted) — :meth:`HostAdapter.gate`;
+* **reading** the current turn's material and deriving its turn key
+  (:meth:`HostAdapter.read_turn`, :meth:`HostAdapter.reread`);
+* **rendering** the answer (block / allow / notice) in the host's output contract
+  (:meth:`HostAdapter.render`);
+* its **installer** (:attr:`HostAdapter.installer`: files, shape, timeout unit).
+
+The generic runner (:mod:`jev.hosts.hook`) does the rest for every host: fast path,
+profile switch, plan mode, subagent stops, audit, supplement loop, records, fail-open.
+Adding a host is one new adapter module plus its tests, registered in
+:mod:`jev.hosts.registry`; no other module names a host.
+
+Every exit code a hook produces is 0: a hook failure must never block a turn (fail
+open). Never exit 2, which Claude Code and Codex treat as "block the stop".
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from jev.errors import UsageError
+
+if TYPE_CHECKING:
+    from jev.hosts.hook import SessionIndex
+    from jev.hosts.install import InstallPlan
+    from jev.hosts.transcript import Turn
+
+__all__ = [
+    "EVENT_KINDS",
+    "MAX_OUTPUT_CHARS",
+    "HookAnswer",
+    "HookInput",
+    "HookInputError",
+    "HostAdapter",
+    "Installer",
+    "StopEvent",
+    "cap",
+    "common_fields",
+    "json_line",
+    "load_object",
+    "running_tasks",
+    "text_field",
+]
+
+#: ``HookInput.kind`` values: the host's root-agent stop, a subagent's stop, a session
+#: start, anything else (ignored).
+EVENT_KINDS: tuple[str, ...] = ("stop", "subagent-stop", "session-start", "other")
+
+#: Hard cap of Claude Code on ``systemMessage``/``additionalContext`` (characters);
+#: longer text is replaced by a preview (HOSTS.md §1.4). Jev keeps its output below it.
+MAX_OUTPUT_CHARS = 10_000
+
+#: Background-task statuses that mean "finished"; any other status (Claude Code
+#: documents ``running``) means the task is still going and the stop is deferred.
+_FINISHED_TASK_STATUSES = frozenset(
+    {
+        "completed",
+        "complete",
+        "done",
+        "failed",
+        "error",
+        "killed",
+        "stopped",
+        "cancelled",
+        "canceled",
+        "finished",
+        "exited",
+    }
+)
+
+
+class HookInputError(UsageError):
+    """The hook's stdin is not a JSON object the host's adapter can read (HOSTS.md §1.2).
+
+    The hook answers it with a one-line notice and exit 0 (fail open).
+    """
+
+    kind = "hook-input"
+
+
+@dataclass(frozen=True, slots=True)
+class HookInput:
+    """The host's hook stdin as a typed event, normalised across hosts.
+
+    Attributes:
+        host: the adapter's name (``HostAdapter.name``).
+        event: ``hook_event_name`` as sent (``Stop``, ``SubagentStop``, ``AfterAgent``,
+            ``stop``, ``SessionStart`` …), or the host's stop event when absent.
+        kind: one of :data:`EVENT_KINDS`, decided by the adapter.
+        session_id: the host's session id ("" when absent).
+        turn_id: the host's own turn id when it sends one (Codex ``turn_id``, Cursor
+            ``generation_id``), else "".
+        prompt_id: the host's id of the user prompt being processed (Claude Code
+            ``prompt_id``, ≥ 2.1.196), else "".
+        transcript_path: path of the session transcript, or ``None``.
+        cwd: the agent's working directory ("" when absent).
+        permission_mode: ``default``, ``plan``, … ("" when absent).
+        stop_hook_active: the host says it is already continuing because of a stop
+            hook (``None`` when absent or not a boolean). Read, never trusted: Jev's own
+            per-turn counter in the store is the loop guard (HOSTS.md §1.6, §3.3).
+        last_assistant_message: the final answer as the host saw it, or ``None``.
+        agent_id: set when the hook fires inside a subagent.
+        running_tasks: ids (or descriptions) of background tasks still running.
+        crons: ids of scheduled wake-ups of the session (Claude Code ``session_crons``).
+        prompt: the user's request as the host passes it (Gemini ``prompt``), else
+            ``None``.
+        status: the host's stop status (Cursor ``completed``/``aborted``/``error``).
+        loop_count: the host's own count of earlier follow-ups (Cursor), else ``None``.
+        source: SessionStart ``source`` (``startup``, ``resume``, ``clear``, ``compact``).
+        raw: the whole stdin object, unknown fields included.
+    """
+
+    host: str
+    event: str
+    kind: str = "stop"
+    session_id: str = ""
+    turn_id: str = ""
+    prompt_id: str = ""
+    transcript_path: str | None = None
+    cwd: str = ""
+    permission_mode: str = ""
+    stop_hook_active: bool | None = None
+    last_assistant_message: str | None = None
+    agent_id: str | None = None
+    running_tasks: tuple[str, ...] = ()
+    crons: tuple[str, ...] = ()
+    prompt: str | None = None
+    status: str | None = None
+    loop_count: int | None = None
+    source: str | None = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def is_stop(self) -> bool:
+        """True for the host's root-agent stop event."""
+        return self.kind == "stop"
+
+    @property
+    def is_subagent(self) -> bool:
+        """True for a subagent's stop or any event fired inside a subagent (SPEC §14)."""
+        return self.kind == "subagent-stop" or bool(self.agent_id)
+
+
+#: The name the issue uses for the typed stop event.
+StopEvent = HookInput
+
+
+@dataclass(frozen=True, slots=True)
+class HookAnswer:
+    """What the hook wants the host to do, before it is put in the host's words.
+
+    Attributes:
+        steer: text to send back into the same turn (a supplement), or ``None`` to
+            let the turn stop.
+        notice: one short line for the user ("" for nothing to say).
+    """
+
+    steer: str | None = None
+    notice: str = ""
+
+
+class Installer(Protocol):
+    """How ``jev install HOST`` wires Jev into one host (SPEC §12; issue 8 items 1, 4).
+
+    Attributes:
+        scopes: the scopes the host has (``user`` first: the default).
+        entries: ``(event, hook name)`` pairs Jev installs (``Stop`` → ``jev hook X``).
+        timeout_unit: the unit of the handler's ``timeout`` field (``s`` or ``ms``).
+    """
+
+    scopes: tuple[str, ...]
+    entries: tuple[tuple[str, str], ...]
+    timeout_unit: str
+
+    def config_path(self, scope: str, project: Path) -> Path:
+        """The hook configuration file at ``scope`` (``project`` is the project root)."""
+        ...
+
+    def handler(
+        self, event: str, name: str, exe: Path, profile: str | None, timeout_s: int
+    ) -> dict[str, Any]:
+        """The handler object Jev writes for ``event`` running ``jev hook <name>``."""
+        ...
+
+    def extra_plans(
+        self, scope: str, project: Path, *, todo_tools: bool, remove: bool
+    ) -> list[InstallPlan]:
+        """Other files Jev changes at install (e.g. switching the Todo tool on), or
+        takes back at uninstall (``remove``); ``[]`` when none."""
+        ...
+
+    def notes(self) -> tuple[str, ...]:
+        """Lines printed after a successful install (e.g. "re-trust the hook")."""
+        ...
+
+
+class HostAdapter(Protocol):
+    """One agent host, as the generic runner and the CLI need it (module docstring).
+
+    Attributes:
+        name: the host's name (``claude-code``), used in ``jev hook NAME``, records and
+            turn keys.
+        hooks: ``{hook name: role}`` the host's ``jev hook`` names map to; roles are
+            ``stop`` and ``session-start``.
+        remember_material: whether the session index keeps the material (hosts whose
+            transcript cannot be re-read later, for ``jev retry``).
+    """
+
+    name: str
+    hooks: Mapping[str, str]
+    remember_material: bool
+
+    @property
+    def installer(self) -> Installer | None:
+        """How to install the hooks, or ``None`` when they are set by hand."""
+        ...
+
+    def fast_kind(self, data: dict[str, Any]) -> str:
+        """``stop``, ``subagent-stop`` or ``other`` from the raw stdin object, when the
+        fast path may decide (stdlib only, never raises); ``other`` sends every stop of
+        the host to the full runner."""
+        ...
+
+    def quick_skip(self, data: dict[str, Any]) -> bool:
+        """True only when the root stop ``data`` certainly has no Todo use in its turn
+        (the fast path's host part; stdlib only, never raises)."""
+        ...
+
+    def parse(self, data: Mapping[str, Any]) -> HookInput:
+        """The typed event of the stdin object ``data``.
+
+        Raises:
+            HookInputError: a required field is missing.
+        """
+        ...
+
+    def gate(self, hook: HookInput) -> str:
+        """ "" to go on, or the reason this root stop is not audited now (no count)."""
+        ...
+
+    def read_turn(self, hook: HookInput, index: SessionIndex, session: str) -> Turn:
+        """The current root turn of the stop (SPEC §3).
+
+        Raises:
+            MaterialMissing: the material cannot be obtained.
+            UsageError: the transcript cannot be read.
+        """
+        ...
+
+    def reread(self, entry: Mapping[str, Any]) -> Turn | None:
+        """The current turn of a session-index entry (``jev retry``), or ``None`` when
+        the host's material is only the one remembered in the entry."""
+        ...
+
+    def render(self, answer: HookAnswer) -> tuple[str, str]:
+        """``(stdout, stderr)`` of the answer in the host's stop-hook contract."""
+        ...
+
+    def render_session_start(self, context: str | None) -> str:
+        """Stdout of the host's session-start hook adding ``context`` ("" for nothing)."""
+        ...
+
+
+# ----------------------------------------------------------------------- helpers
+
+
+def load_object(host: str, text: str) -> dict[str, Any]:
+    """The hook stdin ``text`` as a JSON object.
+
+    Raises:
+        HookInputError: empty, not JSON, or not an object.
+    """
+    if not text.strip():
+        raise HookInputError(f"the {host} hook received empty stdin (expected the hook JSON)")
+    try:
+        data = json.loads(text.lstrip("\ufeff"))
+    except json.JSONDecodeError as exc:
+        raise HookInputError(
+            f"the {host} hook stdin is not JSON ({exc.msg} at line {exc.lineno})"
+        ) from None
+    if not isinstance(data, dict):
+        raise HookInputError(f"the {host} hook stdin is JSON but not an object")
+    return data
+
+
+def text_field(value: Any) -> str | None:
+    """``value`` when it is a string, else ``None`` (hosts change field shapes)."""
+    return value if isinstance(value, str) else None
+
+
+def running_tasks(value: Any) -> tuple[str, ...]:
+    """Labels of the entries of a ``background_tasks``-like list not yet finished."""
+    if not isinstance(value, list):
+        return ()
+    running: list[str] = []
+    for index, task in enumerate(value):
+        if not isinstance(task, Mapping):
+            continue
+        status = str(task.get("status") or "").strip().lower()
+        if status in _FINISHED_TASK_STATUSES:
+            continue
+        label = task.get("id") or task.get("description") or task.get("name") or f"#{index + 1}"
+        running.append(str(label))
+    return tuple(running)
+
+
+def common_fields(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The :class:`HookInput` fields most hosts send under the Claude Code names
+    (``session_id``, ``transcript_path``, ``cwd``, ``permission_mode``,
+    ``stop_hook_active``, ``last_assistant_message``, ``agent_id``, ``source``,
+    ``turn_id``, ``prompt_id``); wrongly typed fields are treated as absent."""
+    active = data.get("stop_hook_active")
+    return {
+        "session_id": text_field(data.get("session_id")) or "",
+        "turn_id": text_field(data.get("turn_id")) or "",
+        "prompt_id": text_field(data.get("prompt_id")) or "",
+        "transcript_path": text_field(data.get("transcript_path")) or None,
+        "cwd": text_field(data.get("cwd")) or "",
+        "permission_mode": text_field(data.get("permission_mode")) or "",
+        "stop_hook_active": active if isinstance(active, bool) else None,
+        "last_assistant_message": text_field(data.get("last_assistant_message")),
+        "agent_id": text_field(data.get("agent_id")) or None,
+        "source": text_field(data.get("source")),
+        "raw": data,
+    }
+
+
+def cap(text: str) -> str:
+    """``text`` cut to :data:`MAX_OUTPUT_CHARS` characters (with ``…``)."""
+    if len(text) <= MAX_OUTPUT_CHARS:
+        return text
+    return text[: MAX_OUTPUT_CHARS - 1] + "…"
+
+
+def json_line(payload: Mapping[str, Any]) -> str:
+    """One JSON object plus a newline (non-ASCII kept; the hook writes UTF-8 bytes)."""
+    return json.dumps(payload, ensure_ascii=False) + "\n"
