@@ -2,9 +2,12 @@
 
 ::
 
-    jev install claude-code [--scope user|project|local] [--profile P] [--enable] [--dry-run]
-    jev install codex [--scope user|project] [--profile P] [--enable] [--dry-run]
-    jev uninstall claude-code|codex [--scope …] [--dry-run]
+    jev install HOST [--scope S] [--profile P] [--enable] [--no-todo-tools] [--dry-run]
+    jev uninstall HOST [--scope S] [--dry-run]
+
+HOST is a host whose adapter has an installer (:func:`jev.hosts.install.installable_hosts`).
+By default the install also switches the host's Todo tool on (issue 8 item 4): without a
+Todo list Jev has nothing to audit (SPEC §2). Uninstall takes back only what Jev added.
 
 See :mod:`jev.hosts.install` for the files and the merge rules. Prints what changed
 (or the unified diff with ``--dry-run``, which writes nothing); exit 0 on success,
@@ -68,6 +71,15 @@ def register(subparsers: Any) -> None:
             parser.add_argument(
                 "--enable", action="store_true", help="also enable the profile (enabled = true)"
             )
+            parser.add_argument(
+                "--no-todo-tools",
+                action="store_true",
+                help=(
+                    "do not switch the host's Todo tool on (by default Jev adds "
+                    "CLAUDE_CODE_ENABLE_TODO_TOOLS=1 to the Claude Code settings env, or "
+                    "[tools.update_plan] enabled = true to Codex's config.toml)"
+                ),
+            )
 
 
 def _installer_of(host: str) -> Installer:
@@ -80,36 +92,49 @@ def _installer_of(host: str) -> Installer:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``install`` or ``uninstall``; return the exit code (0 on success)."""
-    from jev.hosts.install import apply_plan, plan_install, plan_uninstall
+    from jev.hosts.install import apply_plan
+    from jev.hosts.install_all import plan_install_all, plan_uninstall_all
 
     out = sys.stdout
     if args.command == "install":
         from jev.settings import active_profile
 
         profile = active_profile(args.profile) if args.profile else None
-        plan = plan_install(args.host, args.scope, profile=profile, project_dir=args.project_dir)
+        plans = plan_install_all(
+            args.host,
+            args.scope,
+            profile=profile,
+            project_dir=args.project_dir,
+            todo_tools=not args.no_todo_tools,
+        )
     else:
         profile = None
-        plan = plan_uninstall(args.host, args.scope, project_dir=args.project_dir)
+        plans = plan_uninstall_all(args.host, args.scope, project_dir=args.project_dir)
 
     if args.dry_run:
-        if plan.changed:
-            out.write(plan.diff())
-            out.write(f"dry run: {plan.path} was not changed.\n")
-        else:
-            out.write(f"{plan.path}: already up to date; nothing to change.\n")
+        for plan in plans:
+            if plan.changed and plan.after != (plan.before or ""):
+                out.write(plan.diff())
+                out.write(f"dry run: {plan.path} was not changed.\n")
+            elif plan is plans[0]:
+                out.write(f"{plan.path}: already up to date; nothing to change.\n")
+            for note in plan.notes:
+                out.write(note + "\n")
         if args.command == "install" and args.enable:
             out.write(f"dry run: would enable profile {profile or 'in force'}.\n")
         return 0
 
-    backup = apply_plan(plan)
-    if plan.changed:
-        for line in plan.changes:
-            out.write(f"{plan.path}: {line}\n")
-        if backup is not None:
-            out.write(f"backup of the previous file: {backup}\n")
-    else:
-        out.write(f"{plan.path}: already up to date; nothing changed.\n")
+    for plan in plans:
+        backup = apply_plan(plan)
+        if plan.changed:
+            for line in plan.changes:
+                out.write(f"{plan.path}: {line}\n")
+            if backup is not None:
+                out.write(f"backup of the previous file: {backup}\n")
+        elif plan is plans[0]:
+            out.write(f"{plan.path}: already up to date; nothing changed.\n")
+        for note in plan.notes:
+            out.write(note + "\n")
     if args.command == "install" and args.enable:
         from jev.settings import set_value
 
@@ -126,6 +151,11 @@ def run(args: argparse.Namespace) -> int:
                 "(or install with --enable).\n"
             )
     if args.command == "install":
+        if args.no_todo_tools:
+            out.write(
+                "note: --no-todo-tools: Jev audits only turns in which the agent kept a Todo "
+                "list; make sure the host's Todo tool is available (see README).\n"
+            )
         for note in _installer_of(args.host).notes():
             out.write(note + "\n")
     return 0

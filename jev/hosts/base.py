@@ -38,12 +38,12 @@ from jev.errors import UsageError
 
 if TYPE_CHECKING:
     from jev.hosts.hook import SessionIndex
-    from jev.hosts.install import InstallPlan
     from jev.hosts.transcript import Turn
 
 __all__ = [
     "EVENT_KINDS",
     "MAX_OUTPUT_CHARS",
+    "ConfigSetting",
     "HookAnswer",
     "HookInput",
     "HookInputError",
@@ -175,6 +175,23 @@ class HookAnswer:
     notice: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class ConfigSetting:
+    """One setting Jev adds to a host's configuration file at install.
+
+    Attributes:
+        path: the file (``.json`` or ``.toml``; may be the hook configuration file).
+        keys: the key path inside the file, e.g. ``("env", "CLAUDE_CODE_ENABLE_TODO_TOOLS")``.
+        value: the value Jev writes (a string or a boolean).
+        what: a few words for the install output ("Todo tools").
+    """
+
+    path: Path
+    keys: tuple[str, ...]
+    value: str | bool
+    what: str
+
+
 class Installer(Protocol):
     """How ``jev install HOST`` wires Jev into one host (SPEC §12; issue 8 items 1, 4).
 
@@ -198,11 +215,11 @@ class Installer(Protocol):
         """The handler object Jev writes for ``event`` running ``jev hook <name>``."""
         ...
 
-    def extra_plans(
-        self, scope: str, project: Path, *, todo_tools: bool, remove: bool
-    ) -> list[InstallPlan]:
-        """Other files Jev changes at install (e.g. switching the Todo tool on), or
-        takes back at uninstall (``remove``); ``[]`` when none."""
+    def todo_tool_settings(self, scope: str, project: Path) -> tuple[ConfigSetting, ...]:
+        """The settings that make the host's Todo tool available at ``scope`` (issue 8
+        item 4: without a Todo list Jev has nothing to audit, SPEC §2); ``()`` when the
+        host needs none. Written at install unless ``--no-todo-tools``; taken back at
+        uninstall only when Jev added them."""
         ...
 
     def notes(self) -> tuple[str, ...]:
@@ -268,8 +285,11 @@ class HostAdapter(Protocol):
         the host's material is only the one remembered in the entry."""
         ...
 
-    def render(self, answer: HookAnswer) -> tuple[str, str]:
-        """``(stdout, stderr)`` of the answer in the host's stop-hook contract."""
+    def render(self, answer: HookAnswer, hook: HookInput | None = None) -> tuple[str, str]:
+        """``(stdout, stderr)`` of the answer in the host's stop-hook contract.
+
+        ``hook`` is the parsed event when there is one (``None`` for unreadable stdin),
+        so a host whose contract depends on its version can choose the form."""
         ...
 
     def render_session_start(self, context: str | None) -> str:

@@ -407,7 +407,7 @@ def run_stop_hook(
     try:
         session = _session_of(hook)
         answer, decision, skipped, where = _stop(hook, adapter, profile, make_auditor)
-        stdout, stderr = adapter.render(answer)
+        stdout, stderr = adapter.render(answer, hook)
         return HookResult(
             stdout,
             stderr,
@@ -421,7 +421,7 @@ def run_stop_hook(
         )
     except Exception as exc:  # fail open: never a traceback, never a blocked turn
         logged = log_failure(host, session, exc)
-        stdout, stderr = adapter.render(HookAnswer(notice=fail_open_notice(exc)))
+        stdout, stderr = adapter.render(HookAnswer(notice=fail_open_notice(exc)), hook)
         if os.environ.get("JEV_DEBUG"):
             import traceback
 

@@ -24,6 +24,7 @@ Jev recognises its own handlers by their command: ``… jev hook <name> …`` wh
 
 from __future__ import annotations
 
+import copy
 import difflib
 import json
 import math
@@ -41,9 +42,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jev.errors import UsageError
+from jev.hosts.config_edit import Ledger, json_set, json_unset, note_setting, show_setting
 
 if TYPE_CHECKING:
-    from jev.hosts.base import Installer
+    from jev.hosts.base import ConfigSetting, Installer
 
 __all__ = [
     "HOOK_NAMES",
@@ -117,6 +119,10 @@ class InstallPlan:
         before: the file's text before the change (``None``: the file does not exist).
         after: the text that would be written (equal to ``before`` when unchanged).
         changes: one human line per change ("added Stop hook: …"); empty when unchanged.
+        added: key paths of settings Jev adds to the file (remembered in the ledger,
+            :class:`jev.hosts.config_edit.Ledger`, when the plan is applied).
+        removed: key paths of settings Jev takes back (forgotten by the ledger).
+        notes: lines for the user about settings Jev left alone.
     """
 
     host: str
@@ -125,6 +131,9 @@ class InstallPlan:
     before: str | None
     after: str
     changes: tuple[str, ...]
+    added: tuple[tuple[str, ...], ...] = ()
+    removed: tuple[tuple[str, ...], ...] = ()
+    notes: tuple[str, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -377,12 +386,15 @@ def plan_install(
     *,
     profile: str | None = None,
     project_dir: Path | None = None,
+    todo_tools: bool = True,
 ) -> InstallPlan:
-    """Compute the change that installs Jev's hooks for ``host`` at ``scope``.
+    """Compute the change of the hook configuration file that installs Jev for ``host``.
 
-    Claude Code gets a ``Stop`` handler (``jev hook claude-code``) and a
-    ``SessionStart`` handler (``jev hook claude-code-session-start``); Codex gets a
-    ``Stop`` handler (``jev hook codex``). The Stop timeout is :func:`hook_timeout_s`.
+    The host's installer names the handlers (Claude Code: ``Stop`` and
+    ``SessionStart``; Codex: ``Stop``); the Stop timeout is :func:`hook_timeout_s`.
+    With ``todo_tools``, the host's Todo-tool settings that live in the same file are
+    added too (Claude Code: ``env.CLAUDE_CODE_ENABLE_TODO_TOOLS``); those in other files
+    are planned by :func:`plan_install_all`.
 
     Raises:
         UsageError: unknown host/scope, unreadable or invalid JSON file, a ``hooks``
@@ -401,15 +413,44 @@ def plan_install(
         groups, done = _merge_event(_groups(path, hooks, event), name, handler)
         hooks[event] = groups
         changes += [f"{what} {event} hook: {handler['command']}" for what in done]
-    new = dict(data)
+    new = copy.deepcopy(data)
     new["hooks"] = hooks
+    added: list[tuple[str, ...]] = []
+    notes: list[str] = []
+    if todo_tools:
+        for setting in todo_settings(host, scope, project_dir):
+            if setting.path != path:
+                continue
+            status = json_set(path, new, setting.keys, setting.value)
+            note_setting(setting, status, changes, added, notes)
     if new == data:
-        return InstallPlan(host, scope, path, before, before or "", ())
-    return InstallPlan(host, scope, path, before, _dump(new, before), tuple(changes))
+        return InstallPlan(host, scope, path, before, before or "", (), notes=tuple(notes))
+    return InstallPlan(
+        host,
+        scope,
+        path,
+        before,
+        _dump(new, before),
+        tuple(changes),
+        added=tuple(added),
+        notes=tuple(notes),
+    )
+
+
+def todo_settings(host: str, scope: str, project_dir: Path | None) -> tuple[ConfigSetting, ...]:
+    """The Todo-tool settings of ``host`` at ``scope`` (its installer's list).
+
+    Raises:
+        UsageError: a host without an installer.
+    """
+    project = (Path(project_dir) if project_dir is not None else project_root()).absolute()
+    return _installer(host).todo_tool_settings(scope, project)
 
 
 def plan_uninstall(host: str, scope: str, *, project_dir: Path | None = None) -> InstallPlan:
-    """Compute the change that removes every Jev handler of ``host`` at ``scope``.
+    """Compute the change that removes every Jev handler of ``host`` at ``scope``, and
+    the settings in the same file that Jev added (per the ledger, and only while they
+    still hold Jev's value).
 
     Matcher groups left empty by the removal are dropped, then events left empty, then
     a ``hooks`` object left empty; nothing else changes. Idempotent.
@@ -419,9 +460,7 @@ def plan_uninstall(host: str, scope: str, *, project_dir: Path | None = None) ->
     """
     path = config_path(host, scope, project_dir)
     before, data = _read(path)
-    if "hooks" not in data:
-        return InstallPlan(host, scope, path, before, before or "", ())
-    hooks = _hooks_table(path, data)
+    hooks = _hooks_table(path, data) if "hooks" in data else {}
     names = tuple(name for _, name in _installer(host).entries)
     new_hooks: dict[str, Any] = {}
     changes: list[str] = []
@@ -447,14 +486,33 @@ def plan_uninstall(host: str, scope: str, *, project_dir: Path | None = None) ->
                 new_groups.append({**group, "hooks": kept})
         if new_groups or not touched:
             new_hooks[event] = new_groups
-    new = dict(data)
+    new = copy.deepcopy(data)
     if new_hooks:
         new["hooks"] = new_hooks
     else:
-        del new["hooks"]
-    if not changes:
+        new.pop("hooks", None)
+    owned = Ledger().owned(path)
+    dropped: list[tuple[str, ...]] = []
+    for setting in todo_settings(host, scope, project_dir):
+        if setting.path == path and setting.keys in owned:
+            dropped.append(setting.keys)
+            if json_unset(new, setting.keys, setting.value):
+                changes.append(f"removed {show_setting(setting)}")
+    if not changes and not dropped:
         return InstallPlan(host, scope, path, before, before or "", ())
-    return InstallPlan(host, scope, path, before, _dump(new, before), tuple(changes))
+    if not changes:
+        return InstallPlan(
+            host,
+            scope,
+            path,
+            before,
+            before or "",
+            ("forgot a setting no longer set",),
+            removed=tuple(dropped),
+        )
+    return InstallPlan(
+        host, scope, path, before, _dump(new, before), tuple(changes), removed=tuple(dropped)
+    )
 
 
 def _backup_path(path: Path) -> Path:
@@ -478,6 +536,9 @@ def apply_plan(plan: InstallPlan) -> Path | None:
             written (message names the path; the old file stays intact).
     """
     if not plan.changed:
+        return None
+    if plan.after == (plan.before or ""):
+        Ledger().update(plan.path, list(plan.added), list(plan.removed))
         return None
     path = plan.path
     try:
@@ -516,5 +577,12 @@ def apply_plan(plan: InstallPlan) -> Path | None:
     except OSError as exc:
         raise UsageError(
             f"cannot write {path}: {exc.strerror or exc}; the previous file is unchanged."
+        ) from None
+    try:
+        Ledger().update(plan.path, list(plan.added), list(plan.removed))
+    except OSError as exc:
+        raise UsageError(
+            f"{path} was written, but Jev could not remember what it added "
+            f"({exc.strerror or exc}); `jev uninstall` will leave those settings in place."
         ) from None
     return backup

@@ -29,12 +29,14 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from jev.hosts.base import HookAnswer, HookInput, HostAdapter, Installer
+    from jev.hosts.base import ConfigSetting, HookAnswer, HookInput, HostAdapter, Installer
     from jev.hosts.hook import SessionIndex
-    from jev.hosts.install import InstallPlan
     from jev.hosts.transcript import Turn
 
-__all__ = ["ADAPTER", "ClaudeCodeAdapter"]
+__all__ = ["ADAPTER", "TODO_TOOLS_ENV", "ClaudeCodeAdapter", "ClaudeCodeInstaller"]
+
+#: The variable that makes the Todo/Task tools available on every model (≥ 2.1.233).
+TODO_TOOLS_ENV = "CLAUDE_CODE_ENABLE_TODO_TOOLS"
 
 _MARKERS = tuple(f'"{name}"'.encode() for name in sorted(TODO_TOOLS))
 _BLOCK = 1 << 16
@@ -131,7 +133,7 @@ class ClaudeCodeAdapter:
         path = entry.get("transcript_path")
         return read_current_turn(str(path), "claude-code") if path else None
 
-    def render(self, answer: HookAnswer) -> tuple[str, str]:
+    def render(self, answer: HookAnswer, hook: HookInput | None = None) -> tuple[str, str]:
         """``{"decision":"block","reason":…}`` to steer, ``systemMessage`` for a notice,
         "" for nothing (HOSTS.md §1.4)."""
         from jev.hosts.base import cap, json_line
@@ -216,11 +218,24 @@ class ClaudeCodeInstaller:
             handler["statusMessage"] = STATUS_MESSAGE
         return handler
 
-    def extra_plans(
-        self, scope: str, project: Path, *, todo_tools: bool, remove: bool
-    ) -> list[InstallPlan]:
-        """None yet."""
-        return []
+    def todo_tool_settings(self, scope: str, project: Path) -> tuple[ConfigSetting, ...]:
+        """``env.CLAUDE_CODE_ENABLE_TODO_TOOLS = "1"`` in the scope's settings file.
+
+        Since 2.1.233 the Todo/Task tools are not given to newer models without it
+        (HOSTS.md §2.5, changelog 2.1.233; CCTOOLS-268). A settings ``env`` block is
+        read "directly from the file" and accepts any documented variable (env-vars.md
+        "In settings files", settings-reference.md ``env``), and field reports confirm
+        it restores the tools (anthropics/claude-code#80015, #87057)."""
+        from jev.hosts.base import ConfigSetting
+
+        return (
+            ConfigSetting(
+                path=self.config_path(scope, project),
+                keys=("env", TODO_TOOLS_ENV),
+                value="1",
+                what="Todo tools",
+            ),
+        )
 
     def notes(self) -> tuple[str, ...]:
         """Nothing to add."""

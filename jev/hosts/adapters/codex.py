@@ -26,9 +26,8 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from jev.hosts.base import HookAnswer, HookInput, HostAdapter, Installer
+    from jev.hosts.base import ConfigSetting, HookAnswer, HookInput, HostAdapter, Installer
     from jev.hosts.hook import SessionIndex
-    from jev.hosts.install import InstallPlan
     from jev.hosts.transcript import Turn
 
 __all__ = ["ADAPTER", "CodexAdapter"]
@@ -113,7 +112,7 @@ class CodexAdapter:
         path = entry.get("transcript_path")
         return read_current_turn(str(path), "codex") if path else None
 
-    def render(self, answer: HookAnswer) -> tuple[str, str]:
+    def render(self, answer: HookAnswer, hook: HookInput | None = None) -> tuple[str, str]:
         """``{"decision":"block","reason":…}`` to steer, ``systemMessage`` for a notice,
         "" for nothing (``stop.rs``: empty stdout on exit 0 is success)."""
         from jev.hosts.base import cap, json_line
@@ -163,11 +162,22 @@ class CodexInstaller:
             "timeout": timeout_s,
         }
 
-    def extra_plans(
-        self, scope: str, project: Path, *, todo_tools: bool, remove: bool
-    ) -> list[InstallPlan]:
-        """None yet."""
-        return []
+    def todo_tool_settings(self, scope: str, project: Path) -> tuple[ConfigSetting, ...]:
+        """``[tools.update_plan] enabled = true`` in the scope's ``config.toml``.
+
+        ``update_plan`` is registered only with it since 0.152.0 (openai/codex#41744;
+        HOSTS.md §3.2); config layers sit next to ``hooks.json`` (§3.3)."""
+        from jev.hosts.base import ConfigSetting
+
+        folder = self.config_path(scope, project).parent
+        return (
+            ConfigSetting(
+                path=folder / "config.toml",
+                keys=("tools", "update_plan", "enabled"),
+                value=True,
+                what="plan tool update_plan",
+            ),
+        )
 
     def notes(self) -> tuple[str, ...]:
         """Codex re-asks the user to trust a new or changed hook (HOSTS.md §3.3)."""

@@ -121,7 +121,7 @@ class CursorAdapter:
         """None: the material remembered in the session index is used."""
         return None
 
-    def render(self, answer: HookAnswer) -> tuple[str, str]:
+    def render(self, answer: HookAnswer, hook: HookInput | None = None) -> tuple[str, str]:
         """``{"followup_message":…}`` or ``{}``; the notice goes to stderr."""
         out: dict[str, Any] = {}
         if answer.steer is not None:

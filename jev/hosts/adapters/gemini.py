@@ -222,7 +222,7 @@ class GeminiAdapter:
         """None: the material remembered in the session index is used."""
         return None
 
-    def render(self, answer: HookAnswer) -> tuple[str, str]:
+    def render(self, answer: HookAnswer, hook: HookInput | None = None) -> tuple[str, str]:
         """``{"decision":"deny","reason":…}``, ``systemMessage``, or ``{}``."""
         out: dict[str, Any] = {}
         if answer.steer is not None:

@@ -1,0 +1,288 @@
+"""Add and take back single settings in host configuration files (issue 8 item 4).
+
+Two formats, one rule: change exactly one key, keep everything else.
+
+* **JSON** (Claude Code ``settings.json``): edited as an object by the installer,
+  which already rewrites the file with its indentation kept (:mod:`jev.hosts.install`).
+* **TOML** (Codex ``config.toml``): edited with ``tomlkit``, a style-preserving TOML
+  library, so comments, key order, quoting and blank lines of the user's file stay as
+  they were (``tomllib`` + ``tomli_w`` would drop every comment). After each edit the
+  result is parsed again with the standard library's ``tomllib`` and compared with
+  the original: it must hold the same data plus (or minus) the one key, or nothing is
+  written.
+
+What Jev added is remembered in ``<jev_home>/installed.json`` (the ledger), so
+``jev uninstall`` removes a setting only when Jev added it, never one the user had
+before.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jev.errors import UsageError
+
+if TYPE_CHECKING:
+    from jev.hosts.base import ConfigSetting
+
+__all__ = [
+    "Ledger",
+    "json_set",
+    "json_unset",
+    "note_setting",
+    "show_setting",
+    "toml_get",
+    "toml_set",
+    "toml_unset",
+]
+
+#: Status of :func:`json_set` / :func:`toml_set`.
+ADDED, PRESENT, OTHER = "added", "present", "other"
+
+
+def _walk(data: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
+    node: Any = data
+    for key in keys:
+        if not isinstance(node, Mapping) or key not in node:
+            return None
+        node = node[key]
+    return node
+
+
+def json_set(path: Path, data: dict[str, Any], keys: tuple[str, ...], value: Any) -> str:
+    """Set ``keys`` to ``value`` in the JSON object ``data`` unless it is set already.
+
+    Returns:
+        ``added`` (written), ``present`` (already that value) or ``other`` (set to
+        another value by the user: left alone).
+
+    Raises:
+        UsageError: a table on the way is not an object.
+    """
+    node = data
+    for key in keys[:-1]:
+        child = node.setdefault(key, {})
+        if not isinstance(child, dict):
+            raise UsageError(
+                f'{path}: "{key}" is not an object; nothing was written. Fix the file and '
+                "run the command again."
+            )
+        node = child
+    last = keys[-1]
+    if last in node:
+        return PRESENT if node[last] == value else OTHER
+    node[last] = value
+    return ADDED
+
+
+def json_unset(data: dict[str, Any], keys: tuple[str, ...], value: Any) -> bool:
+    """Remove ``keys`` from ``data`` when it still holds ``value``; drop tables left
+    empty by the removal. Returns True when something was removed."""
+    chain: list[dict[str, Any]] = [data]
+    for key in keys[:-1]:
+        child = chain[-1].get(key)
+        if not isinstance(child, dict):
+            return False
+        chain.append(child)
+    if chain[-1].get(keys[-1], _MISSING) != value:
+        return False
+    del chain[-1][keys[-1]]
+    for depth in range(len(keys) - 2, -1, -1):
+        if chain[depth + 1]:
+            break
+        del chain[depth][keys[depth]]
+    return True
+
+
+_MISSING = object()
+
+
+def toml_get(text: str, keys: tuple[str, ...]) -> Any:
+    """The value at ``keys`` in TOML ``text`` (``None`` when absent).
+
+    Raises:
+        UsageError: the text is not valid TOML.
+    """
+    return _walk(_load(text, None), keys)
+
+
+def _load(text: str, path: Path | None) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        where = f"{path} is" if path is not None else "the file is"
+        raise UsageError(
+            f"{where} not valid TOML ({exc}); nothing was written. Fix the file and run the "
+            "command again."
+        ) from None
+
+
+def toml_set(path: Path, text: str, keys: tuple[str, ...], value: Any) -> tuple[str, str]:
+    """``(new text, status)`` with ``keys`` set to ``value`` (see :func:`json_set`).
+
+    Raises:
+        UsageError: invalid TOML, a key on the way that is not a table, or an edit
+            that would change anything else (then nothing is written).
+    """
+    import tomlkit
+
+    before = _load(text, path)
+    current = _walk(before, keys)
+    if current is not None:
+        return text, PRESENT if current == value else OTHER
+    doc = tomlkit.parse(text)
+    node: Any = doc
+    for index, key in enumerate(keys[:-1]):
+        if key not in node:
+            rest = keys[index + 1 :]
+            table: Any = tomlkit.table()
+            inner = table
+            for sub in rest[:-1]:
+                nested = tomlkit.table()
+                inner.add(sub, nested)
+                inner = nested
+            inner.add(rest[-1], value)
+            if len(rest) > 1:
+                outer = tomlkit.table(is_super_table=True)
+                for item_key, item in table.items():
+                    outer.add(item_key, item)
+                table = outer
+            node.add(key, table)
+            break
+        node = node[key]
+        if not isinstance(node, dict):
+            raise UsageError(
+                f'{path}: "{".".join(keys[: index + 1])}" is not a table; nothing was written. '
+                "Fix the file and run the command again."
+            )
+    else:
+        node.add(keys[-1], value)
+    after = tomlkit.dumps(doc)
+    expected = copy.deepcopy(before)
+    target = expected
+    for key in keys[:-1]:
+        target = target.setdefault(key, {})
+    target[keys[-1]] = value
+    _verify(path, after, expected)
+    return after, ADDED
+
+
+def toml_unset(path: Path, text: str, keys: tuple[str, ...], value: Any) -> str | None:
+    """The text with ``keys`` removed when it still holds ``value`` (tables left empty
+    are dropped), or ``None`` when there is nothing to remove.
+
+    Raises:
+        UsageError: invalid TOML, or an edit that would change anything else.
+    """
+    import tomlkit
+
+    before = _load(text, path)
+    if _walk(before, keys) != value:
+        return None
+    doc = tomlkit.parse(text)
+    chain: list[Any] = [doc]
+    for key in keys[:-1]:
+        chain.append(chain[-1][key])
+    chain[-1].remove(keys[-1])
+    for depth in range(len(keys) - 2, -1, -1):
+        if len(chain[depth + 1]):
+            break
+        chain[depth].remove(keys[depth])
+    after = tomlkit.dumps(doc)
+    after = after.rstrip("\n") + "\n" if after.strip() else ""
+    expected = copy.deepcopy(before)
+    json_unset(expected, keys, value)
+    _verify(path, after, expected)
+    return after
+
+
+def _verify(path: Path, text: str, expected: dict[str, Any]) -> None:
+    if _load(text, path) != expected:
+        raise UsageError(
+            f"{path}: Jev could not edit this TOML file without changing other settings; "
+            "nothing was written. Add the setting by hand (see README)."
+        )
+
+
+class Ledger:
+    """``<jev_home>/installed.json``: the settings Jev added, per file.
+
+    Shape: ``{"files": {path: [[key, …], …]}}``. Written atomically; a missing or
+    unreadable ledger is empty (Jev then removes nothing it cannot prove it added).
+    """
+
+    def __init__(self, path: Path | None = None) -> None:
+        if path is None:
+            from jev.settings import jev_home
+
+            path = jev_home() / "installed.json"
+        self.path = path
+
+    def _load(self) -> dict[str, list[list[str]]]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            files = data["files"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return {}
+        return files if isinstance(files, dict) else {}
+
+    def owned(self, config: Path) -> list[tuple[str, ...]]:
+        """Key paths Jev added to ``config``."""
+        entries = self._load().get(str(config.absolute()), [])
+        return [tuple(str(k) for k in keys) for keys in entries if isinstance(keys, list)]
+
+    def update(
+        self, config: Path, added: list[tuple[str, ...]], removed: list[tuple[str, ...]]
+    ) -> None:
+        """Remember ``added`` and forget ``removed`` key paths of ``config``.
+
+        Raises:
+            OSError: the ledger cannot be written.
+        """
+        if not added and not removed:
+            return
+        files = self._load()
+        name = str(config.absolute())
+        keys = [tuple(k) for k in files.get(name, [])]
+        keys = [k for k in keys if k not in removed]
+        keys += [k for k in added if k not in keys]
+        if keys:
+            files[name] = [list(k) for k in keys]
+        else:
+            files.pop(name, None)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"files": files}, indent=2) + "\n", encoding="utf-8")
+        os.replace(tmp, self.path)
+
+
+def show_setting(setting: ConfigSetting) -> str:
+    """``env.X = "1" (Todo tools)``: a setting as the install output shows it."""
+    value = json.dumps(setting.value)
+    return f"{'.'.join(setting.keys)} = {value} ({setting.what})"
+
+
+def note_setting(
+    setting: ConfigSetting,
+    status: str,
+    changes: list[str],
+    added: list[tuple[str, ...]],
+    notes: list[str],
+) -> None:
+    """Fold the ``status`` of writing ``setting`` into an install plan's change lines,
+    added key paths and notes (a value set by the user to something else is left)."""
+    if status == ADDED:
+        changes.append(f"added {show_setting(setting)}")
+        added.append(setting.keys)
+    elif status == OTHER:
+        notes.append(
+            f"note: {setting.path} already sets {'.'.join(setting.keys)} to another value; "
+            f"Jev left it, so the {setting.what} may stay off (Jev audits only turns that "
+            "used a Todo list)."
+        )
