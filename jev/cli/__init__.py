@@ -60,6 +60,7 @@ COMMANDS: dict[str, str] = {
     "profiles": "jev.cli.settings_cmd",
     "install": "jev.cli.install_cmd",
     "uninstall": "jev.cli.install_cmd",
+    "doctor": "jev.cli.doctor_cmd",
     "retry": "jev.cli.turn_cmd",
     "cancel": "jev.cli.turn_cmd",
     "records": "jev.cli.records_cmd",

@@ -209,6 +209,11 @@ class Installer(Protocol):
         """The hook configuration file at ``scope`` (``project`` is the project root)."""
         ...
 
+    def present(self) -> bool:
+        """True when the host is found on this machine (its user configuration folder
+        or its program on ``PATH``), for ``jev doctor``."""
+        ...
+
     def handler(
         self, event: str, name: str, exe: Path, profile: str | None, timeout_s: int
     ) -> dict[str, Any]:

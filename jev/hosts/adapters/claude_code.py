@@ -203,6 +203,15 @@ class ClaudeCodeInstaller:
         name = "settings.json" if scope == "project" else "settings.local.json"
         return project / ".claude" / name
 
+    def present(self) -> bool:
+        """``$CLAUDE_CONFIG_DIR`` or ``~/.claude`` exists, or ``claude`` is on PATH."""
+        import shutil
+        from pathlib import Path
+
+        root = os.environ.get("CLAUDE_CONFIG_DIR")
+        folder = Path(root).expanduser() if root else Path.home() / ".claude"
+        return folder.is_dir() or shutil.which("claude") is not None
+
     def handler(
         self, event: str, name: str, exe: Path, profile: str | None, timeout_s: int
     ) -> dict[str, Any]:

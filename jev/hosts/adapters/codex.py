@@ -150,6 +150,15 @@ class CodexInstaller:
             return base / "hooks.json"
         return project / ".codex" / "hooks.json"
 
+    def present(self) -> bool:
+        """``$CODEX_HOME`` or ``~/.codex`` exists, or ``codex`` is on PATH."""
+        import shutil
+        from pathlib import Path
+
+        root = os.environ.get("CODEX_HOME")
+        folder = Path(root).expanduser() if root else Path.home() / ".codex"
+        return folder.is_dir() or shutil.which("codex") is not None
+
     def handler(
         self, event: str, name: str, exe: Path, profile: str | None, timeout_s: int
     ) -> dict[str, Any]:

@@ -1,0 +1,78 @@
+"""``jev doctor [--host H] [--json]``: is everything in place? (issue 8 item 5)
+
+Prints, per host found on the machine, whether Jev's hook is installed and points at
+a ``jev`` that exists, whether the Todo tool will be available and the host's last
+audit; then the active profile and whether it is enabled, the judge (provider, model,
+whether the key's environment variable is set — never its value) and the store.
+See :mod:`jev.hosts.doctor`.
+
+Exit codes: 0 when everything needed is in place; 2 with one line per problem, each
+naming the command that fixes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``doctor`` subcommand."""
+    parser = subparsers.add_parser(
+        "doctor",
+        help="check that Jev's hooks, the Todo tools, the profile, judge and store are in place",
+        description=(
+            "Check the installation: hooks, Todo tools, profile, judge and store. "
+            "Exit 0 when everything is in place, 2 with one line per problem."
+        ),
+    )
+    parser.add_argument("--host", default=None, help="check only this host")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+def _yes(flag: object) -> str:
+    return "yes" if flag else "no"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``jev doctor``; return 0 (all in place) or 2 (problems listed)."""
+    from jev.hosts.doctor import diagnose
+
+    report = diagnose(args.host)
+    problems = report.all_problems
+    out = sys.stdout
+    if args.json:
+        out.write(json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n")
+        return 2 if problems else 0
+    for host in report.hosts:
+        where = ", ".join(f"{scope}: {path}" for scope, path in host.hooks.items()) or "none"
+        last = host.last_audit
+        when = f"{last['time']} ({last['action'] or last['status']})" if last else "none yet"
+        out.write(
+            f"{host.host}: found {_yes(host.found)} · hook {where}"
+            + (f" (jev {'ok' if host.executable_ok else 'MISSING'})" if host.hooks else "")
+            + f" · Todo tools {_yes(host.todo_tools)} · last audit {when}\n"
+        )
+    judge = report.judge
+    key = (
+        f" · key {judge['key_env']} {'set' if judge['key_set'] else 'NOT set'}"
+        if judge["key_env"]
+        else ""
+    )
+    out.write(f"profile: {report.profile} (enabled {_yes(report.enabled)})\n")
+    out.write(f"judge: {judge['provider']} {judge['model'] or ''}".rstrip() + key + "\n")
+    store = report.store
+    state = "ok" if store["ok"] else f"unreadable: {store['error']}"
+    if not store["exists"]:
+        state = "not created yet (the first audit creates it)"
+    out.write(f"store: {store['path']} ({state})\n")
+    if not problems:
+        out.write("everything is in place.\n")
+        return 0
+    for line in problems:
+        out.write(f"problem: {line}\n")
+    return 2

@@ -1,0 +1,327 @@
+"""``jev doctor``: is everything in place for Jev to audit the user's turns? (issue 8 item 5)
+
+For each host found on the machine (or the one asked for; every installable host when
+none is found), it checks, through the host's adapter (:mod:`jev.hosts.registry`):
+
+* Jev's hook is installed (user scope, or the project scope of the current folder)
+  and its command points at a ``jev`` executable that exists;
+* the host's Todo tool will be available (the settings Jev writes at install, or
+  the same variable in the environment);
+* the last audit of that host (time and status), from the store;
+
+and once: the active profile and whether it is enabled; the judge (provider, model,
+whether the key's environment variable is set — never its value); the store path and
+its health.
+
+A problem is one line saying what is missing and the command that fixes it. The CLI
+exits 0 when there is none, 2 otherwise (:mod:`jev.cli.doctor_cmd`).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jev.errors import JevError
+
+__all__ = ["HostReport", "Report", "diagnose"]
+
+
+@dataclass
+class HostReport:
+    """What ``jev doctor`` found for one host.
+
+    Attributes:
+        host: the host's name.
+        found: the host is present on this machine (its config folder or program).
+        hooks: ``{scope: config file}`` where Jev's stop hook is installed.
+        executable_ok: every installed Jev hook command names a ``jev`` that exists.
+        todo_tools: the Todo tool will be available (a Jev setting or the environment).
+        last_audit: ``{"time", "status", "action"}`` of the host's newest record, or None.
+        problems: one line per missing piece, each with the command that fixes it.
+    """
+
+    host: str
+    found: bool
+    hooks: dict[str, str] = field(default_factory=dict)
+    executable_ok: bool = True
+    todo_tools: bool = False
+    last_audit: dict[str, Any] | None = None
+    problems: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as a JSON object (same field names)."""
+        return {
+            "host": self.host,
+            "found": self.found,
+            "hooks": self.hooks,
+            "executable_ok": self.executable_ok,
+            "todo_tools": self.todo_tools,
+            "last_audit": self.last_audit,
+            "problems": self.problems,
+        }
+
+
+@dataclass
+class Report:
+    """The whole ``jev doctor`` report (see the module docstring)."""
+
+    hosts: list[HostReport]
+    profile: str
+    enabled: bool
+    judge: dict[str, Any]
+    store: dict[str, Any]
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def all_problems(self) -> list[str]:
+        """Every problem: the hosts' first, then the shared ones."""
+        return [p for h in self.hosts for p in h.problems] + self.problems
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as a JSON object; ``ok`` is True when there is no problem."""
+        return {
+            "ok": not self.all_problems,
+            "hosts": [h.to_json() for h in self.hosts],
+            "profile": {"name": self.profile, "enabled": self.enabled},
+            "judge": self.judge,
+            "store": self.store,
+            "problems": self.all_problems,
+        }
+
+
+def _command_exe(handler: dict[str, Any]) -> str:
+    command = handler.get("command")
+    if not isinstance(command, str):
+        return ""
+    if isinstance(handler.get("args"), list):
+        return command  # exec form: the command is the executable itself
+    try:
+        words = shlex.split(command, posix=sys.platform != "win32")
+    except ValueError:
+        return ""
+    return words[0].strip('"') if words else ""
+
+
+def _exe_exists(exe: str) -> bool:
+    if not exe:
+        return False
+    path = Path(exe)
+    if path.is_absolute() or os.sep in exe:
+        return path.is_file() and os.access(path, os.X_OK)
+    import shutil
+
+    return shutil.which(exe) is not None
+
+
+def _handlers(path: Path, name: str) -> list[dict[str, Any]]:
+    import json
+
+    from jev.hosts.install import is_jev_handler
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    found: list[dict[str, Any]] = []
+    if not isinstance(hooks, dict):
+        return found
+    for groups in hooks.values():
+        for group in groups if isinstance(groups, list) else ():
+            for handler in group.get("hooks", ()) if isinstance(group, dict) else ():
+                if is_jev_handler(handler, (name,)):
+                    found.append(handler)
+    return found
+
+
+def _setting_on(path: Path, keys: tuple[str, ...], value: object) -> bool:
+    if keys and keys[0] == "env" and os.environ.get(keys[-1]) == value:
+        return True  # the variable is in the environment the host inherits
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return False
+    node: Any
+    try:
+        if path.suffix == ".toml":
+            import tomllib
+
+            node = tomllib.loads(text)
+        else:
+            import json
+
+            node = json.loads(text)
+    except ValueError:
+        return False
+    for key in keys:
+        if not isinstance(node, dict) or key not in node:
+            return False
+        node = node[key]
+    return bool(node == value)
+
+
+def _host_report(host: str, found: bool, last: dict[str, Any] | None) -> HostReport:
+    from jev.hosts.install import config_path, project_root, todo_settings
+    from jev.hosts.registry import adapter
+
+    installer = adapter(host).installer
+    report = HostReport(host=host, found=found, last_audit=last)
+    if installer is None:
+        return report
+    stop_name = next((name for event, name in installer.entries if event == "Stop"), host)
+    project = project_root()
+    todo = False
+    for scope in installer.scopes:
+        path = config_path(host, scope, project if scope != "user" else None)
+        handlers = _handlers(path, stop_name)
+        if not handlers:
+            continue
+        report.hooks[scope] = str(path)
+        for handler in handlers:
+            exe = _command_exe(handler)
+            if not _exe_exists(exe):
+                report.executable_ok = False
+                report.problems.append(
+                    f"{host}: the hook in {path} runs {exe or 'an unreadable command'}, "
+                    f"which does not exist; run `jev install {host}"
+                    f"{'' if scope == 'user' else ' --scope ' + scope}` again"
+                )
+        settings = todo_settings(host, scope, project if scope != "user" else None)
+        if settings and all(_setting_on(s.path, s.keys, s.value) for s in settings):
+            todo = True
+    if not report.hooks:
+        report.problems.append(
+            f"{host}: Jev's stop hook is not installed; run `jev install {host} --enable`"
+        )
+    user_settings = todo_settings(host, "user", None)
+    if not user_settings or all(_setting_on(s.path, s.keys, s.value) for s in user_settings):
+        todo = True
+    report.todo_tools = todo
+    if not todo:
+        what = ", ".join(f"{'.'.join(s.keys)} in {s.path}" for s in user_settings)
+        report.problems.append(
+            f"{host}: the Todo tool may be off ({what} not set), so Jev has nothing to audit; "
+            f"run `jev install {host}`"
+        )
+    return report
+
+
+def _judge_report(settings: Any) -> dict[str, Any]:
+    judge = settings.judge
+    key_env = judge.api_key_env or _default_key_env(judge.provider)
+    return {
+        "provider": judge.provider,
+        "model": judge.model,
+        "key_env": key_env or None,
+        "key_set": bool(key_env and os.environ.get(key_env)) if key_env else None,
+    }
+
+
+def _default_key_env(provider: str) -> str:
+    try:
+        from jev.judges import _registry
+
+        target = _registry.get(provider)
+        if isinstance(target, str):
+            import importlib
+
+            module, _, attr = target.partition(":")
+            obj: Any = importlib.import_module(module)
+            for part in attr.split(".")[:-1] or [attr]:
+                obj = getattr(obj, part)
+            return str(getattr(obj, "default_key_env", "") or "")
+    except Exception:
+        return ""
+    return ""
+
+
+def _store_report() -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    from jev.store import Store, default_store_path
+
+    path = default_store_path()
+    info: dict[str, Any] = {"path": str(path), "exists": path.exists(), "ok": True, "error": ""}
+    if not path.exists():
+        return info, []
+    try:
+        with Store(path) as store:
+            records = [r.to_json() for r in store.list_records(limit=500)]
+    except (JevError, OSError) as exc:
+        info.update(ok=False, error=" ".join(str(exc).split()))
+        return info, []
+    return info, records
+
+
+def diagnose(host: str | None = None) -> Report:
+    """Check the installation (see the module docstring).
+
+    Args:
+        host: only this host (a registered host with an installer), else every host
+            found on the machine, or every installable host when none is found.
+
+    Raises:
+        jev.errors.UsageError: ``host`` has no installer.
+        jev.errors.SettingsError: the active profile file is invalid.
+    """
+    from jev.hosts.install import installable_hosts
+    from jev.settings import active_profile, load_settings
+
+    installable = installable_hosts()
+    if host is not None and host not in installable:
+        from jev.errors import UsageError
+
+        raise UsageError(
+            f"jev doctor knows the hosts with an installer: {', '.join(installable)}; got {host!r}"
+        )
+    present = {h: _present(h) for h in installable}
+    if host is not None:
+        chosen = [host]
+    else:
+        chosen = [h for h in installable if present[h]] or list(installable)
+    store, records = _store_report()
+    last: dict[str, dict[str, Any]] = {}
+    for record in records:  # newest first
+        name = str(record.get("host") or "")
+        if name and name not in last:
+            last[name] = {
+                "time": record.get("created_at"),
+                "status": record.get("status"),
+                "action": (record.get("action") or {}).get("kind"),
+            }
+    hosts = [_host_report(h, present[h], last.get(h)) for h in chosen]
+    profile = active_profile(None)
+    settings = load_settings(None)
+    report = Report(
+        hosts=hosts,
+        profile=profile,
+        enabled=settings.enabled,
+        judge=_judge_report(settings),
+        store=store,
+    )
+    if not settings.enabled:
+        report.problems.append(
+            f"profile {profile} is disabled, so the hooks audit nothing; run `jev enable`"
+        )
+    judge = report.judge
+    if judge["key_env"] and not judge["key_set"]:
+        report.problems.append(
+            f"the judge {judge['provider']} reads its key from {judge['key_env']}, which is "
+            f"not set; export {judge['key_env']}=… or run `jev settings set judge.provider rules`"
+        )
+    if not store["ok"]:
+        report.problems.append(
+            f"the store {store['path']} cannot be read ({store['error']}); move it away and "
+            "Jev starts a new one"
+        )
+    return report
+
+
+def _present(host: str) -> bool:
+    from jev.hosts.registry import adapter
+
+    installer = adapter(host).installer
+    return installer is not None and installer.present()
