@@ -337,13 +337,22 @@ def _validate_env_name(key: str, value: str, hint: str) -> str:
     return value
 
 
-def parse_raw(key: str, raw: str, *, profile: str | None = None) -> object:
-    """Turn command-line text into the typed value for ``key`` (then validate it).
+def parse_raw(key: str, raw: str, *, profile: str | None = None, exact: bool = False) -> object:
+    """Turn command-line (or form) text into the typed value for ``key`` (then validate it).
 
     Rules: ``bool`` keys accept ``true/false``, ``yes/no``, ``on/off`` (any case);
     integer keys accept only decimal integer text (``"3"``; not ``"3.0"``, ``"1e3"``,
     ``"0x10"``, ``"true"``, ``"1_000"``); number keys accept decimal text
     (``"60"``, ``"2.5"``); text keys take the text as given.
+
+    Args:
+        key: a dotted key of :data:`KEYS`.
+        raw: the text typed by the user.
+        profile: only used to make the "how to fix" hint name the right profile.
+        exact: refuse spaces around the text of a ``bool``/``int``/``number`` key
+            instead of ignoring them (the settings page, ``jev ui``: what is saved is
+            exactly what the field shows, design.md §10). The command line passes False:
+            a shell argument such as ``" 7 "`` means 7.
 
     Raises:
         SettingsError: unknown key, unparsable text, or a value refused by
@@ -354,6 +363,11 @@ def parse_raw(key: str, raw: str, *, profile: str | None = None) -> object:
         raise SettingsError(f"unknown setting {key!r}; known settings: {', '.join(KEYS)}.")
     hint = _fix_hint(key, profile)
     text = raw.strip()
+    if exact and text != raw and spec.kind in ("bool", "int", "number"):
+        raise SettingsError(
+            f"{key} = {raw!r} is refused (spaces around the value): accepted is "
+            f"{spec.accepted}; remove the spaces."
+        )
     value: object
     if spec.kind == "bool":
         low = text.lower()
