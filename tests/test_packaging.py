@@ -56,6 +56,10 @@ def test_wheel_contains_data_files(wheel: Path) -> None:
     assert any(n.startswith("jev/prompts/supplement") for n in names)
     assert "jev/judges/rules/base.toml" in names  # the rules judge's word lists
     assert "jev/judges/rules/asks.toml" in names
+    # jev ui: templates, stylesheet and the bundled test turn
+    for name in ("settings.html", "turn.html", "turns.html", "overview.html", "base.html"):
+        assert f"jev/ui/templates/{name}" in names
+    assert "jev/ui/static/jev.css" in names and "jev/ui/sample_turn.json" in names
 
 
 def test_installed_wheel_runs_audit_from_any_directory(wheel: Path, tmp_path: Path) -> None:
@@ -90,6 +94,7 @@ def test_installed_wheel_runs_audit_from_any_directory(wheel: Path, tmp_path: Pa
         ],
         check=True,
     )
+    _installed_ui_serves_pages(venv, tmp_path)
     installed = purelib / "jev"
     assert (installed / "prompts").is_dir() and (installed / "schemas").is_dir()
     work = tmp_path / "elsewhere"
@@ -124,3 +129,52 @@ def test_installed_wheel_runs_audit_from_any_directory(wheel: Path, tmp_path: Pa
         check=True,
     )
     assert str(purelib) in probe.stdout
+
+
+def _installed_ui_serves_pages(venv: Path, tmp_path: Path) -> None:
+    """`jev ui --no-browser --port 0` of the installed copy prints its URL and serves."""
+    import http.client
+    import re
+    import select
+    import time
+    from urllib.parse import urlsplit
+
+    env = {**os.environ, "JEV_HOME": str(tmp_path / "ui-home"), "PYTHONPATH": ""}
+    proc = subprocess.Popen(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import sys; from jev.cli import main; sys.exit(main())",
+            "ui",
+            "--no-browser",
+            "--port",
+            "0",
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        url = ""
+        end = time.monotonic() + 30
+        while not url and time.monotonic() < end:
+            if select.select([proc.stdout], [], [], 0.2)[0]:
+                match = re.search(r"Jev UI: (http://127\.0\.0\.1:\d+/\S+/)", proc.stdout.readline())
+                url = match.group(1) if match else ""
+        assert url, "jev ui printed no URL"
+        parts = urlsplit(url)
+        for page in ("settings", "turns", "overview"):
+            conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=10)
+            conn.request("GET", parts.path + page)
+            response = conn.getresponse()
+            body = response.read().decode()
+            conn.close()
+            assert response.status == 200 and "</html>" in body, page
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        if proc.stdout:
+            proc.stdout.close()
