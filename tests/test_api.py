@@ -301,6 +301,7 @@ def _racer(db: str, home: str, out: str) -> None:
         fh.write(json.dumps({"action": d.action, "calls": len(judge.calls)}) + "\n")
 
 
+@pytest.mark.slow
 def test_twenty_processes_racing_on_one_turn_never_double_count(
     tmp_path: Path, jev_home: Path
 ) -> None:

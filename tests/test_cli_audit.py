@@ -68,6 +68,7 @@ def test_example2_all_turns_audits_exactly_the_13_todo_turns() -> None:
         assert r["focus"] is not None and r["input_chars"] is not None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", sorted(REAL.glob("*.jsonl")), ids=lambda p: p.name[:40])
 def test_every_real_session_runs_with_a_sensible_status(path: Path) -> None:
     proc = jev("audit", str(path), "--all-turns", "--json", "--no-record")
@@ -143,6 +144,7 @@ def _focus_id(case: dict[str, object]) -> str:
     raise AssertionError(f"no {kind} position contains {focus['contains']!r}")
 
 
+@pytest.mark.slow
 def test_openai_judge_over_http_returns_labelled_verdicts_for_every_case(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -25,6 +25,8 @@ import pytest
 from jev.store import Store
 from tests.conftest import FIXTURES, REPO
 
+pytestmark = pytest.mark.e2e
+
 _MAIN = "import sys; from jev.cli import main; sys.exit(main(sys.argv[1:]))"
 #: Fields that name the caller (who asked, into which store row) or measure time.
 _CALLER = ("id", "created_at", "latency_ms", "host", "session", "steer", "turn_number")

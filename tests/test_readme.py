@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
+
+import pytest
 
 from jev.render import rules_chars
 from tests.conftest import REPO
@@ -23,18 +27,47 @@ def test_no_unfilled_markers() -> None:
     assert not re.search(r"\b[A-Z]+_SECTION\b", README)
 
 
-def test_exit_code_table_matches_the_cli() -> None:
+def _exit_table() -> dict[int, str]:
+    """README's exit-code table: code -> meaning."""
+    section = README.split("### Exit codes", 1)[1].split("\n\n", 2)[1]
+    rows = re.findall(r"^\| (\d+) \| (.+?) \|$", section, re.MULTILINE)
+    return {int(code): meaning for code, meaning in rows}
+
+
+#: (command line, a word the README's meaning of the resulting code must contain)
+_SCENARIOS = [
+    (["audit", "tests/fixtures/cases/complete-backend-only-scope-en-08.json"], "complete"),
+    (["audit", "--no-such-option"], "usage error"),
+    (["audit", "examples/turn-omission.json", "--evidence-chars", "100"], "over budget"),
+    (["audit", "examples/turn-omission.json"], "omission"),
+    (["audit", "tests/fixtures/cases/needs-user-api-or-docs-en-01.json"], "needs-user"),
+]
+
+
+def test_exit_code_table_matches_the_cli(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every documented code is the CLI's, and running the CLI gives the code whose
+    README meaning names what happened."""
     from jev import cli
 
-    for code in (
+    table = _exit_table()
+    codes = {
         cli.EXIT_OK,
         cli.EXIT_INTERNAL,
         cli.EXIT_USAGE,
         cli.EXIT_INCOMPLETE,
         cli.EXIT_PROBLEM,
         cli.EXIT_NEEDS_USER,
-    ):
-        assert f"\n| {code} |" in README
+    }
+    assert set(table) == codes
+    assert "internal error" in table[cli.EXIT_INTERNAL]
+    monkeypatch.chdir(REPO)
+    for argv, word in _SCENARIOS:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            try:
+                code = cli.main(argv)
+            except SystemExit as exc:  # argparse refuses the command line
+                code = int(exc.code or 0)
+        assert word in table[code], (argv, code, table[code])
 
 
 def test_blind_rules_figures_in_readme_are_current() -> None:

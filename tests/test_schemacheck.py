@@ -1,7 +1,7 @@
 """``certainly_valid`` never says "valid" where jsonschema says "invalid".
 
 For each shipped schema: real valid documents (golden records, labelled turn files,
-judge replies) and thousands of seeded random mutations of them (keys dropped,
+judge replies) and 1,500 seeded random mutations of them (keys dropped,
 values replaced by other JSON types, out-of-range numbers, bad strings, extra keys)
 are checked against jsonschema. ``True`` from the fast check must always mean valid;
 and it must say ``True`` for the plain valid documents (else it saves nothing).
@@ -122,7 +122,7 @@ def test_certainly_valid_agrees_with_jsonschema(name: str, documents: Any) -> No
         assert certainly_valid(schema, doc), doc  # the fast path is taken for real data
     rng = random.Random(13)
     said_valid = 0
-    for i in range(3000):
+    for i in range(1500):
         mutant = _mutate(docs[i % len(docs)], rng)
         if certainly_valid(schema, mutant):
             said_valid += 1

@@ -84,6 +84,7 @@ def test_terminal_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert "confusion matrix (rows: labelled, columns: judged)" in out
 
 
+@pytest.mark.browser
 def test_html_opens_in_headless_chromium(tmp_path: Path) -> None:
     binary = next(
         (

@@ -27,7 +27,7 @@ import pytest
 
 from tests.conftest import FIXTURES, REPO
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 _PLUGIN = '''
 """A tiny Jev judge: omission on the first unfinished Todo item, else on the last one."""

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,8 @@ from tests.replay.conftest import golden_lines, write_jsonl
 
 _MAIN = "import sys; from jev.cli import main; sys.exit(main())"
 N_RECORDS = 500
+#: Requests the fake judge answers before it holds the rest (see the kill test).
+GATE = 150
 
 
 def _live_records(n: int) -> list[dict[str, Any]]:
@@ -97,23 +100,38 @@ def _lines(path: Path) -> list[str]:
     return [line for line in path.read_text("utf-8").split("\n") if line.strip()]
 
 
+@pytest.mark.slow
 def test_live_replay_killed_half_way_resumes_and_reports_kappa(tmp_path: Path) -> None:
     source = write_jsonl(tmp_path / "records.jsonl", _live_records(N_RECORDS))
     out = tmp_path / "answers.jsonl"
-    with FakeProvider(default=_answer) as fake:
+    # A gate instead of timing: the fake answers GATE requests, then holds every further
+    # one until released, so the first run is always still running when it is killed.
+    gate, served, lock = threading.Event(), [0], threading.Lock()
+
+    def gated(body: Any) -> Reply:
+        with lock:
+            served[0] += 1
+            held = served[0] > GATE
+        if held:
+            gate.wait(timeout=300)
+        return _answer(body)
+
+    with FakeProvider(default=gated) as fake:
         first = _start(source, out, fake.openai_base)
-        deadline = time.monotonic() + 60
-        while len(_lines(out)) < 150 and first.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.02)
+        deadline = time.monotonic() + 300
+        while len(_lines(out)) < GATE and first.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)  # polls for a state (GATE lines written), not for time
         assert first.poll() is None, "the first run ended before it could be killed"
+        assert len(_lines(out)) == GATE
         first.send_signal(signal.SIGKILL)
-        first.wait(timeout=10)
-        answered_before = {json.loads(line)["key"] for line in _lines(out)[:-1]}
-        assert 150 <= len(_lines(out)) < N_RECORDS
+        first.wait(timeout=30)
+        gate.set()
+        answered_before = {json.loads(line)["key"] for line in _lines(out)}
+        assert len(answered_before) == GATE
         asked_before = fake.count
 
         second = _start(source, out, fake.openai_base, "--resume")
-        stdout, stderr = second.communicate(timeout=90)
+        stdout, stderr = second.communicate(timeout=300)
         assert second.returncode == 0, stderr
         total_requests = fake.count
 
@@ -121,10 +139,11 @@ def test_live_replay_killed_half_way_resumes_and_reports_kappa(tmp_path: Path) -
     keys = [line["key"] for line in lines]
     assert len(keys) == len(set(keys)) == N_RECORDS
     assert answered_before <= set(keys)
-    # Nobody is asked twice, beyond the calls in flight when the first run was killed.
+    # Nobody answered is asked twice: beyond them, only the calls held at the gate when
+    # the first run was killed (at most --concurrency 16) are asked again.
     asked_again = total_requests - N_RECORDS
     assert 0 <= asked_again <= 16
-    assert total_requests - asked_before <= N_RECORDS - len(answered_before) + 1
+    assert total_requests - asked_before == N_RECORDS - GATE
     # Agreement: every 10th ticket disagrees -> 450/500 agree, kappa 0.8.
     assert "agreement 90.0% of 500" in stdout
     assert "Cohen's κ 0.800" in stdout

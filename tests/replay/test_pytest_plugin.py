@@ -9,7 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import REPO
+
+pytestmark = pytest.mark.e2e  # runs pytest itself in a new process, as a user would
 
 EXAMPLE = REPO / "tests" / "jev_records"
 

@@ -64,6 +64,7 @@ def _race(jobs: list[dict[str, object]], go: Path) -> None:
         assert proc.returncode == 0, err
 
 
+@pytest.mark.slow
 def test_twenty_writers_of_one_key_leave_one_of_their_values(
     jev_home: Path, tmp_path: Path
 ) -> None:
@@ -76,6 +77,7 @@ def test_twenty_writers_of_one_key_leave_one_of_their_values(
     assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
 
 
+@pytest.mark.slow
 def test_twenty_writers_of_different_keys_lose_no_update(jev_home: Path, tmp_path: Path) -> None:
     jobs: list[dict[str, object]] = []
     for round_ in range(2):
@@ -130,9 +132,11 @@ def test_lock_excludes_concurrent_read_modify_write(tmp_path: Path, use_fcntl: b
     counter = tmp_path / "counter"
     counter.write_text("0")
     errors: list[BaseException] = []
+    start = threading.Barrier(20)  # all twenty contend for the lock at once
 
     def bump() -> None:
         try:
+            start.wait(timeout=60)
             with st._profile_lock(tmp_path, "p", use_fcntl=use_fcntl):
                 value = int(counter.read_text())
                 time.sleep(0.002)  # widen the window a lost update would need

@@ -128,6 +128,7 @@ def test_list_records_newest_first_with_filters(tmp_path: Path) -> None:
         assert store.turns_matching("nope") == []
 
 
+@pytest.mark.slow
 def test_iter_records_streams_all_pages_in_order(tmp_path: Path) -> None:
     clock = _clock(T0 + DAY)
     template = three_round_turn()[0]

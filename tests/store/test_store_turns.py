@@ -140,6 +140,7 @@ _WORKER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_twenty_processes_race_without_lost_updates(tmp_path: Path) -> None:
     path = tmp_path / "race.sqlite3"
     go = tmp_path / "go"
