@@ -11,10 +11,11 @@ Every audit — a host's Stop hook, an agent loop using the API, ``jev audit``,
 4. **ask / parse / retry** — ask the judge once, parse the reply (:mod:`jev.reply`);
    on a response error or a retryable transport failure make up to
    ``judge.technical_retries`` more calls, waiting as :mod:`jev.attempts` says
-   (SPEC §6). Steps 1–4 are :func:`run_audit`, which returns an
-   :class:`~jev.domain.AuditOutcome`;
-5. **loop decision** — :func:`conclude` folds the outcome into the turn's loop state
-   (:func:`jev.loop.decide`) and renders the supplement or notice text (SPEC §8);
+   (SPEC §6). Steps 1–4 are :func:`run_audit` (in :mod:`jev.judging`), which returns
+   an :class:`~jev.domain.AuditOutcome`;
+5. **loop decision** — :func:`conclude` (in :mod:`jev.decision`) folds the outcome
+   into the turn's loop state (:func:`jev.loop.decide`) and renders the supplement or
+   notice text (SPEC §8);
 6. **record** — :class:`Auditor` claims the turn in the store (a lease, so concurrent
    stops never double count), runs 1–5 and writes the new state and one record
    (:func:`jev.records.build_record`) in one transaction.
@@ -40,21 +41,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from jev.attempts import SKIP_NO_TODO, Attempts, ask_until_verdict
-from jev.domain import AuditOutcome, JudgeInfo, JudgeInput, Material, Numbering, Settings
-from jev.errors import OverBudget
+from jev.decision import ACTIONS, Conclusion, Decision, conclude, notice_for, ui_language
+from jev.domain import AuditOutcome, Material, Settings
 from jev.judges import create_judge
-from jev.language import resolve_language
+from jev.judging import SKIP_NO_TODO, Prepared, budget_refusal, prepare, run_audit
 from jev.loop import Action, LoopState, cancel, decide, should_audit
-from jev.positions import number
 from jev.records import Record, build_record
-from jev.render import check_budget, render_judge_input
 from jev.settings import load_settings
 from jev.store import Store, TurnKey, TurnRow
-from jev.texts import incomplete_notice, report_line, supplement_text
+from jev.texts import incomplete_notice
 
 if TYPE_CHECKING:
     from jev.judges import Judge
@@ -71,19 +69,6 @@ __all__ = [
     "prepare",
     "run_audit",
 ]
-
-#: Decision actions (SPEC §8 plus host-side outcomes).
-ACTIONS = (
-    "finish",
-    "supplement",
-    "hand-to-user",
-    "exhausted",
-    "incomplete",
-    "skip",
-    "cancelled",
-    "busy",
-    "stale",
-)
 
 #: Extra seconds on top of the worst-case judge time before a claim lease expires.
 LEASE_MARGIN_S = 30.0
@@ -110,233 +95,6 @@ def judge_call_cap(settings: Settings) -> int:
     (``jev retry``) is not limited.
     """
     return settings.max_supplements + 1 + max(0, settings.judge.technical_retries)
-
-
-# --------------------------------------------------------------- steps 1-4: one audit
-
-
-@dataclass(frozen=True, slots=True)
-class Prepared:
-    """A rendered audit ready for the judge: numbering, judge input and language."""
-
-    material: Material
-    numbering: Numbering
-    judge_input: JudgeInput
-    language: str
-
-
-def prepare(material: Material, settings: Settings, *, language: str | None = None) -> Prepared:
-    """Number the material and render the whole judge input (SPEC §4, §5).
-
-    Args:
-        material: the turn's material.
-        settings: the effective profile (``language`` is used unless overridden).
-        language: ``en``/``zh``/``auto`` to override ``settings.language``.
-
-    Returns:
-        The :class:`Prepared` audit. Budget is not checked here (see :func:`run_audit`).
-    """
-    numbering = number(material)
-    lang = resolve_language(language or settings.language, material)
-    return Prepared(material, numbering, render_judge_input(numbering, lang), lang)
-
-
-def _gate(material: Material, settings: Settings, judge: JudgeInfo | None) -> AuditOutcome | None:
-    if not material.todo_used:
-        return AuditOutcome(
-            status="skipped",
-            reason=SKIP_NO_TODO,
-            judge=judge,
-            budget_chars=settings.evidence_chars,
-            material_hash=material.digest(),
-        )
-    return None
-
-
-def budget_refusal(
-    prepared: Prepared, settings: Settings, judge: JudgeInfo | None = None
-) -> AuditOutcome | None:
-    """The ``incomplete`` outcome for input over ``evidence_chars``, else ``None`` (SPEC §7).
-
-    Counts the whole rendered judge input (rules + reference list + material) in
-    characters; nothing is truncated.
-
-    Args:
-        prepared: the rendered audit (:func:`prepare`).
-        settings: the settings whose ``evidence_chars`` applies.
-        judge: the judge that would have been asked (for the outcome), if known.
-    """
-    try:
-        check_budget(prepared.judge_input, settings.evidence_chars)
-    except OverBudget as exc:
-        return AuditOutcome(
-            status="incomplete",
-            reason=str(exc),
-            error_kind=exc.kind,
-            judge=judge,
-            input_chars=exc.input_chars,
-            budget_chars=exc.budget_chars,
-            material_hash=prepared.material.digest(),
-            template_hash=prepared.judge_input.template_hash,
-            language=prepared.language,
-        )
-    return None
-
-
-def _start(
-    material: Material, settings: Settings, judge: Judge, language: str | None
-) -> tuple[Attempts, JudgeInput] | AuditOutcome:
-    """Steps 1–3: the gated or refused outcome, or the attempts ready for the judge."""
-    gated = _gate(material, settings, judge.info)
-    if gated is not None:
-        return gated
-    prepared = prepare(material, settings, language=language)
-    refused = budget_refusal(prepared, settings, judge.info)
-    if refused is not None:
-        return refused
-    attempts = Attempts(
-        numbering=prepared.numbering,
-        input_chars=prepared.judge_input.chars,
-        template_hash=prepared.judge_input.template_hash,
-        language=prepared.language,
-        material_hash=material.digest(),
-        settings=settings,
-        judge=judge.info,
-    )
-    return attempts, prepared.judge_input
-
-
-def run_audit(
-    material: Material,
-    settings: Settings,
-    judge: Judge,
-    *,
-    language: str | None = None,
-    sleep: Callable[[float], None] = time.sleep,
-) -> AuditOutcome:
-    """Run one audit attempt of a turn's material: steps 1–4 (SPEC §2–§7).
-
-    Args:
-        material: the turn's request, latest Todo list and final answer.
-        settings: the effective profile (budget, language, judge retries).
-        judge: any :class:`jev.judges.Judge`; asked once, plus at most
-            ``settings.judge.technical_retries`` technical retries.
-        language: overrides ``settings.language`` (``auto``/``en``/``zh``).
-        sleep: called with the seconds to wait before a technical retry.
-
-    Returns:
-        ``skipped`` (no Todo use), ``verdict`` (a normal audit) or ``incomplete``
-        (over budget: no judge call; or judge failure after the retries). Never raises
-        for judge or budget problems; :class:`jev.errors.JevError` from rendering
-        (e.g. a broken installation) propagates.
-    """
-    started = _start(material, settings, judge, language)
-    if isinstance(started, AuditOutcome):
-        return started
-    attempts, judge_input = started
-    return ask_until_verdict(attempts, lambda: judge.ask(judge_input, attempts.numbering), sleep)
-
-
-# ----------------------------------------------------------------- step 5: the loop
-
-
-@dataclass(frozen=True, slots=True)
-class Conclusion:
-    """The loop's decision on one outcome, with its texts (see :func:`conclude`).
-
-    Attributes:
-        after: the turn's loop state after the decision.
-        action: the loop's action.
-        supplement: the supplement text for a ``supplement`` action, else ``None``.
-        notice: the one-line report for the user ("" when there is nothing to say).
-    """
-
-    after: LoopState
-    action: Action
-    supplement: str | None
-    notice: str
-
-
-def conclude(
-    before: LoopState, outcome: AuditOutcome, settings: Settings, *, steer: bool = True
-) -> Conclusion:
-    """Step 5: decide the loop (:func:`jev.loop.decide`) and render its texts (SPEC §8).
-
-    Args:
-        before: the turn's loop state before this outcome.
-        outcome: the audit outcome.
-        settings: the profile (``max_supplements``, UI language fallback).
-        steer: whether a supplement can be sent into the turn now (False for
-            ``jev audit`` and a shell ``jev retry``: a problem goes to the user).
-
-    Raises:
-        ValueError: for an invalid ``max_supplements`` or outcome (see ``decide``).
-    """
-    after, action = decide(before, outcome, settings.max_supplements, steer=steer)
-    supplement = None
-    if action.kind == "supplement" and outcome.verdict is not None:
-        supplement = supplement_text(outcome.verdict, action, outcome.language or "en")
-    focus = outcome.verdict.focus if outcome.verdict is not None else None
-    notice = _notice(after, action, focus, settings, outcome=outcome)
-    return Conclusion(after, action, supplement, notice)
-
-
-def _notice(
-    state: LoopState,
-    action: Action,
-    focus: Any,
-    settings: Settings,
-    *,
-    outcome: AuditOutcome | None = None,
-) -> str:
-    language = (outcome.language if outcome is not None else "") or _ui_language(settings)
-    if action.kind == "incomplete":
-        reason = outcome.reason if outcome is not None else action.reason
-        return incomplete_notice(reason, language)
-    return report_line(state, action, focus, language)
-
-
-def _ui_language(settings: Settings) -> str:
-    return settings.language if settings.language in ("en", "zh") else "en"
-
-
-# ------------------------------------------------------- step 6: the turn and record
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """What the host should do after an audit (or after deciding not to audit).
-
-    Attributes:
-        action: one of ``finish`` (turn ends normally), ``supplement`` (send
-            :attr:`supplement` back into the same turn), ``hand-to-user`` (needs-user),
-            ``exhausted`` (budget used up; show the last verdict), ``incomplete`` (the
-            audit did not complete; the user may retry or cancel), ``skip`` (no audit
-            was due), ``cancelled``, ``busy`` (another process is auditing this turn
-            right now) or ``stale`` (the turn moved on before the verdict was acted on;
-            nothing is sent, SPEC §14).
-        supplement: the supplement text for ``supplement``, else ``None``.
-        notice: one short line for the user ("" when there is nothing to say).
-        outcome: the audit outcome when an audit ran, else ``None``.
-        state: the turn's loop state after the decision (``None`` for skip).
-        record_id: id of the record written, if any.
-    """
-
-    action: str
-    supplement: str | None = None
-    notice: str = ""
-    outcome: AuditOutcome | None = None
-    state: LoopState | None = None
-    record_id: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready summary (used as the stored decision of a turn)."""
-        return {
-            "action": self.action,
-            "supplement": self.supplement,
-            "notice": self.notice,
-            "record_id": self.record_id,
-        }
 
 
 class Auditor:
@@ -499,7 +257,7 @@ class Auditor:
         def apply(row: TurnRow | None) -> tuple[TurnRow | None, list[Record], Decision]:
             before = _state_of(row)
             after, action = cancel(before, settings.max_supplements)
-            notice = _notice(after, action, None, settings)
+            notice = notice_for(after, action, None, settings)
             decision = Decision(action="cancelled", notice=notice, state=after)
             record = build_record(
                 key,
@@ -546,7 +304,7 @@ class Auditor:
                 last_error=reason,
             )
             action = Action("incomplete", after.supplements_used, settings.max_supplements, reason)
-            notice = incomplete_notice(reason, _ui_language(settings))
+            notice = incomplete_notice(reason, ui_language(settings))
             decision = Decision(action="incomplete", notice=notice, state=after)
             record = build_record(
                 key,
@@ -619,7 +377,7 @@ class Auditor:
                 _, action = decide(state, AuditOutcome("skipped"), settings.max_supplements)
                 kind = "exhausted" if state.status == "exhausted" else state.status
                 action = replace(action, kind=kind)
-                notice = _notice(state, action, None, settings)
+                notice = notice_for(state, action, None, settings)
                 return None, [], Decision(action=kind, notice=notice, state=state)
             if not force and reused[0] is None and _judge_calls(row) >= judge_call_cap(settings):
                 return None, [], _cap_reached(state, settings)
@@ -787,7 +545,7 @@ def _cap_reached(state: LoopState, settings: Settings) -> Decision:
     )
     return Decision(
         action="exhausted" if state.supplements_used else "incomplete",
-        notice=incomplete_notice(reason, _ui_language(settings)),
+        notice=incomplete_notice(reason, ui_language(settings)),
         state=state,
     )
 

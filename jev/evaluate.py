@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jev.auditor import run_audit
 from jev.domain import ASSESSMENTS, Material, Position
 from jev.errors import UsageError
+from jev.judging import run_audit
 from jev.metrics import INCOMPLETE, ClassStats, Confusion, percentile
 
 if TYPE_CHECKING:

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from jev.auditor import run_audit
 from jev.domain import AuditOutcome, Material, Settings
 from jev.errors import UsageError
+from jev.judging import run_audit
 from jev.metrics import INCOMPLETE, Confusion, format_confusion
 from jev.records import Record
 from jev.replay import AUDITED_STATUSES, Entry, RecordReplay

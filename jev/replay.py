@@ -41,9 +41,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jev.attempts import Attempts, ask_until_verdict
-from jev.auditor import budget_refusal, conclude, prepare
+from jev.decision import conclude
 from jev.domain import AuditOutcome, JudgeAnswer, JudgeSettings, Material, Settings
 from jev.errors import ResponseError, TransportError, UsageError
+from jev.judging import budget_refusal, prepare
 from jev.loop import LoopState, cancel, validate_max_supplements
 from jev.positions import number
 from jev.records import Record, validate_record_json

@@ -1,0 +1,151 @@
+"""Steps 1–4 of an audit: gate → positions → render → budget → ask / parse / retry.
+
+:func:`run_audit` is one audit of a turn's material (SPEC §2–§7): a turn without
+Todo use is ``skipped`` (no judge call); the material is numbered
+(:mod:`jev.positions`) and the whole judge input rendered (:mod:`jev.render`); input
+over ``evidence_chars`` is refused (``incomplete``, nothing truncated); then the
+judge is asked, its reply parsed, and technical retries made as :mod:`jev.attempts`
+says. :class:`jev.auditor.Auditor` runs it inside the turn's loop and record; eval
+and live replay run it directly.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from jev.attempts import SKIP_NO_TODO, Attempts, ask_until_verdict
+from jev.domain import AuditOutcome, JudgeInfo, JudgeInput, Material, Numbering, Settings
+from jev.errors import OverBudget
+from jev.language import resolve_language
+from jev.positions import number
+from jev.render import check_budget, render_judge_input
+
+if TYPE_CHECKING:
+    from jev.judges import Judge
+
+__all__ = ["SKIP_NO_TODO", "Prepared", "budget_refusal", "prepare", "run_audit"]
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A rendered audit ready for the judge: numbering, judge input and language."""
+
+    material: Material
+    numbering: Numbering
+    judge_input: JudgeInput
+    language: str
+
+
+def prepare(material: Material, settings: Settings, *, language: str | None = None) -> Prepared:
+    """Number the material and render the whole judge input (SPEC §4, §5).
+
+    Args:
+        material: the turn's material.
+        settings: the effective profile (``language`` is used unless overridden).
+        language: ``en``/``zh``/``auto`` to override ``settings.language``.
+
+    Returns:
+        The :class:`Prepared` audit. Budget is not checked here (see :func:`run_audit`).
+    """
+    numbering = number(material)
+    lang = resolve_language(language or settings.language, material)
+    return Prepared(material, numbering, render_judge_input(numbering, lang), lang)
+
+
+def _gate(material: Material, settings: Settings, judge: JudgeInfo | None) -> AuditOutcome | None:
+    if not material.todo_used:
+        return AuditOutcome(
+            status="skipped",
+            reason=SKIP_NO_TODO,
+            judge=judge,
+            budget_chars=settings.evidence_chars,
+            material_hash=material.digest(),
+        )
+    return None
+
+
+def budget_refusal(
+    prepared: Prepared, settings: Settings, judge: JudgeInfo | None = None
+) -> AuditOutcome | None:
+    """The ``incomplete`` outcome for input over ``evidence_chars``, else ``None`` (SPEC §7).
+
+    Counts the whole rendered judge input (rules + reference list + material) in
+    characters; nothing is truncated.
+
+    Args:
+        prepared: the rendered audit (:func:`prepare`).
+        settings: the settings whose ``evidence_chars`` applies.
+        judge: the judge that would have been asked (for the outcome), if known.
+    """
+    try:
+        check_budget(prepared.judge_input, settings.evidence_chars)
+    except OverBudget as exc:
+        return AuditOutcome(
+            status="incomplete",
+            reason=str(exc),
+            error_kind=exc.kind,
+            judge=judge,
+            input_chars=exc.input_chars,
+            budget_chars=exc.budget_chars,
+            material_hash=prepared.material.digest(),
+            template_hash=prepared.judge_input.template_hash,
+            language=prepared.language,
+        )
+    return None
+
+
+def _start(
+    material: Material, settings: Settings, judge: Judge, language: str | None
+) -> tuple[Attempts, JudgeInput] | AuditOutcome:
+    """Steps 1–3: the gated or refused outcome, or the attempts ready for the judge."""
+    gated = _gate(material, settings, judge.info)
+    if gated is not None:
+        return gated
+    prepared = prepare(material, settings, language=language)
+    refused = budget_refusal(prepared, settings, judge.info)
+    if refused is not None:
+        return refused
+    attempts = Attempts(
+        numbering=prepared.numbering,
+        input_chars=prepared.judge_input.chars,
+        template_hash=prepared.judge_input.template_hash,
+        language=prepared.language,
+        material_hash=material.digest(),
+        settings=settings,
+        judge=judge.info,
+    )
+    return attempts, prepared.judge_input
+
+
+def run_audit(
+    material: Material,
+    settings: Settings,
+    judge: Judge,
+    *,
+    language: str | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> AuditOutcome:
+    """Run one audit attempt of a turn's material: steps 1–4 (SPEC §2–§7).
+
+    Args:
+        material: the turn's request, latest Todo list and final answer.
+        settings: the effective profile (budget, language, judge retries).
+        judge: any :class:`jev.judges.Judge`; asked once, plus at most
+            ``settings.judge.technical_retries`` technical retries.
+        language: overrides ``settings.language`` (``auto``/``en``/``zh``).
+        sleep: called with the seconds to wait before a technical retry.
+
+    Returns:
+        ``skipped`` (no Todo use), ``verdict`` (a normal audit) or ``incomplete``
+        (over budget: no judge call; or judge failure after the retries). Never raises
+        for judge or budget problems; :class:`jev.errors.JevError` from rendering
+        (e.g. a broken installation) propagates.
+    """
+    started = _start(material, settings, judge, language)
+    if isinstance(started, AuditOutcome):
+        return started
+    attempts, judge_input = started
+    return ask_until_verdict(attempts, lambda: judge.ask(judge_input, attempts.numbering), sleep)
