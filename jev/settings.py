@@ -31,11 +31,8 @@ from __future__ import annotations
 import math
 import os
 import re
-import sys
-import time
 import tomllib
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,6 +40,8 @@ from typing import Any
 from jev import registry
 from jev.domain import JudgeSettings, Settings
 from jev.errors import SettingsError, UsageError
+from jev.files import STALE_LOCK_S, file_lock, write_atomic
+from jev.loop import MAX_SUPPLEMENTS_LIMIT
 from jev.paths import jev_home_str, profile_name_ok
 
 __all__ = [
@@ -67,8 +66,6 @@ __all__ = [
     "validate_value",
 ]
 
-#: Largest accepted ``max_supplements`` (2**53 - 1: exact in JSON numbers too).
-MAX_SUPPLEMENTS_LIMIT = 2**53 - 1
 #: Judges always accepted for ``judge.provider`` without importing the registry.
 BUILTIN_JUDGES: tuple[str, ...] = tuple(registry.BUILTIN_JUDGES)
 
@@ -97,7 +94,6 @@ _KEY_PREFIXES = (
 _AWS_KEY_RE = re.compile(r"(?:AKIA|ASIA)[0-9A-Z]{16}")
 
 _LOCK_TIMEOUT_S = 10.0
-_STALE_LOCK_S = 30.0
 
 
 # --------------------------------------------------------------------------- keys
@@ -670,64 +666,17 @@ def list_profiles() -> list[ProfileInfo]:
 # --------------------------------------------------------------------------- writing
 
 
-@contextmanager
-def _profile_lock(folder: Path, name: str, *, use_fcntl: bool | None = None) -> Iterator[None]:
-    """Exclusive lock for writers of one profile (held across read-modify-write).
-
-    ``fcntl.flock`` on ``<folder>/.<name>.lock`` where available (released by the OS if
-    the holder dies); elsewhere an ``O_EXCL`` lock file ``.<name>.lock.x`` that is broken
-    when older than 30 s (best effort: breaking a dead writer's lock is not atomic, which
-    only matters on platforms without ``fcntl``). Waits at most 10 s, then raises
-    SettingsError.
-    """
-    if use_fcntl is None:
-        use_fcntl = sys.platform != "win32"  # fcntl exists on every POSIX Python
-    deadline = time.monotonic() + _LOCK_TIMEOUT_S
-    delay = 0.002
-    if use_fcntl:
-        import fcntl
-
-        fd = os.open(folder / f".{name}.lock", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() > deadline:
-                        raise _lock_timeout(folder / f".{name}.lock") from None
-                    time.sleep(delay)
-                    delay = min(delay * 2, 0.05)
-            try:
-                yield
-            finally:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-        finally:
-            os.close(fd)
-        return
-    lock = folder / f".{name}.lock.x"
-    while True:
-        try:
-            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            os.write(fd, str(os.getpid()).encode())
-            os.close(fd)
-            break
-        except FileExistsError:
-            try:
-                age = time.time() - lock.stat().st_mtime
-            except FileNotFoundError:
-                continue
-            if age > _STALE_LOCK_S:
-                lock.unlink(missing_ok=True)  # left by a writer that died
-                continue
-            if time.monotonic() > deadline:
-                raise _lock_timeout(lock) from None
-            time.sleep(delay)
-            delay = min(delay * 2, 0.05)
-    try:
-        yield
-    finally:
-        lock.unlink(missing_ok=True)
+def _profile_lock(folder: Path, name: str, *, use_fcntl: bool | None = None) -> Any:
+    """Exclusive lock for writers of one profile (held across read-modify-write):
+    :func:`jev.files.file_lock` on ``<folder>/.<name>.lock``. Waits at most 10 s, then
+    raises SettingsError."""
+    return file_lock(
+        folder / f".{name}.lock",
+        timeout_s=_LOCK_TIMEOUT_S,
+        on_timeout=_lock_timeout,
+        stale_s=STALE_LOCK_S,
+        use_fcntl=use_fcntl,
+    )
 
 
 def _lock_timeout(lock: Path) -> SettingsError:
@@ -751,46 +700,14 @@ def _to_document(flat: Mapping[str, Any]) -> dict[str, Any]:
     return doc
 
 
-def _fsync_dir(folder: Path) -> None:
-    if sys.platform == "win32":
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _write_atomic(path: Path, payload: bytes, name: str) -> None:
-    import tempfile
-
-    folder = path.parent
     # Any temp file of this profile still here was left by a writer that died: we hold
     # the lock, so no live writer owns one.
     stale = re.compile(rf"\.{re.escape(name)}\.[A-Za-z0-9_]+\.tmp")
-    for entry in folder.iterdir():
+    for entry in path.parent.iterdir():
         if stale.fullmatch(entry.name):
             entry.unlink(missing_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
-    tmp = Path(tmp_name)
-    try:
-        try:
-            mode = path.stat().st_mode & 0o777
-        except FileNotFoundError:
-            mode = 0o644
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        pause = os.environ.get("JEV_TEST_PAUSE_BEFORE_REPLACE")  # test hook, see module doc
-        if pause:
-            time.sleep(float(pause))
-        os.replace(tmp, path)
-        _fsync_dir(folder)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_atomic(path, payload, prefix=f".{name}")
 
 
 def save_settings(profile: str | None, updates: Mapping[str, object]) -> Settings:

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jev.errors import UsageError
+from jev.files import write_atomic
 
 if TYPE_CHECKING:
     from jev.hosts.base import ConfigSetting
@@ -257,9 +257,7 @@ class Ledger:
         else:
             files.pop(name, None)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"files": files}, indent=2) + "\n", encoding="utf-8")
-        os.replace(tmp, self.path)
+        write_atomic(self.path, (json.dumps({"files": files}, indent=2) + "\n").encode("utf-8"))
 
 
 def show_setting(setting: ConfigSetting) -> str:

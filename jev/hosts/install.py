@@ -28,13 +28,11 @@ import copy
 import difflib
 import json
 import math
-import os
 import re
 import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -42,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jev.errors import UsageError
+from jev.files import write_atomic
 from jev.hosts.config_edit import Ledger, json_set, json_unset, note_setting, show_setting
 
 if TYPE_CHECKING:
@@ -557,23 +556,10 @@ def apply_plan(plan: InstallPlan) -> Path | None:
     backup: Path | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        mode = None
         if current is not None:
             backup = _backup_path(path)
             shutil.copy2(path, backup)
-            mode = path.stat().st_mode & 0o7777
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(plan.after)
-                handle.flush()
-                os.fsync(handle.fileno())
-            if mode is not None:
-                os.chmod(tmp, mode)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(path, plan.after.encode("utf-8"))
     except OSError as exc:
         raise UsageError(
             f"cannot write {path}: {exc.strerror or exc}; the previous file is unchanged."
