@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.pgserver import PgCluster
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
@@ -46,3 +51,66 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.e2e)
         if item.get_closest_marker("e2e") or item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(autouse=True)
+def _no_team_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A developer's shared-store or collector settings never leak into a test."""
+    for name in (
+        "JEV_STORE_URL",
+        "JEV_STORE_PASSWORD_ENV",
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+        "PGPASSWORD",
+    ):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[PgCluster]:
+    """A throwaway PostgreSQL cluster for this test session (tests/pgserver.py).
+
+    Skips (with the reason) only when the PostgreSQL server binaries or the psycopg
+    driver are absent; .ci/run installs both, so in CI these tests always run.
+    """
+    from tests.pgserver import PgCluster, find_bindir
+
+    bindir = find_bindir()
+    if bindir is None:
+        pytest.skip("PostgreSQL server binaries (initdb) not found; apt-get install postgresql")
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        pytest.skip('psycopg is not installed; pip install -e ".[dev]"')
+    cluster = PgCluster(bindir)
+    try:
+        yield cluster
+    finally:
+        cluster.destroy()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, jev_home: Path
+) -> Callable[[Path | str], str]:
+    """Where a store test keeps its database, once per backend.
+
+    ``db(path)`` returns the SQLite file ``path`` (as a string) or, on PostgreSQL, the
+    URL of a fresh schema standing for that file (the same one for the same path
+    within a test). On PostgreSQL, ``JEV_STORE_URL`` is set to the schema standing for
+    ``<JEV_HOME>/jev.sqlite3``, so ``Store()``, the CLI and the hook use it too.
+    """
+    if request.param == "sqlite":
+        return lambda path: str(path)
+    cluster: PgCluster = request.getfixturevalue("pg_cluster")
+    default = str(jev_home / "jev.sqlite3")
+    urls: dict[str, str] = {default: cluster.url()}
+    monkeypatch.setenv("JEV_STORE_URL", urls[default])
+
+    def target(path: Path | str) -> str:
+        name = str(path)
+        if name not in urls:
+            urls[name] = cluster.url()
+        return urls[name]
+
+    return target

@@ -19,6 +19,7 @@ from jev.domain import Material, Settings, TodoItem
 from jev.errors import TransportError
 from jev.judges.scripted import ScriptedJudge
 from jev.store import Store, TurnKey
+from tests.store.helpers import DbTarget
 
 
 def reply(assessment: str, focus: str) -> str:
@@ -293,9 +294,7 @@ def test_profile_settings_are_read_from_disk(tmp_path: Path, jev_home: Path) -> 
 def _racer(db: str, home: str, out: str) -> None:
     os.environ["JEV_HOME"] = home
     judge = ScriptedJudge([reply("omission", "R1")])
-    auditor = Auditor(
-        settings=Settings(enabled=True), judge=judge, store=Store(Path(db)), host="race"
-    )
+    auditor = Auditor(settings=Settings(enabled=True), judge=judge, store=Store(db), host="race")
     d = auditor.on_stop("s", "t", material())
     with open(out, "a", encoding="utf-8") as fh:
         fh.write(json.dumps({"action": d.action, "calls": len(judge.calls)}) + "\n")
@@ -303,13 +302,13 @@ def _racer(db: str, home: str, out: str) -> None:
 
 @pytest.mark.slow
 def test_twenty_processes_racing_on_one_turn_never_double_count(
-    tmp_path: Path, jev_home: Path
+    tmp_path: Path, jev_home: Path, db: DbTarget
 ) -> None:
-    db = tmp_path / "race.sqlite3"
-    Store(db).close()
+    target = db(tmp_path / "race.sqlite3")
+    Store(target).close()
     out = tmp_path / "out.jsonl"
     ctx = multiprocessing.get_context("spawn")
-    procs = [ctx.Process(target=_racer, args=(str(db), str(jev_home), str(out))) for _ in range(20)]
+    procs = [ctx.Process(target=_racer, args=(target, str(jev_home), str(out))) for _ in range(20)]
     for p in procs:
         p.start()
     for p in procs:
@@ -322,7 +321,7 @@ def test_twenty_processes_racing_on_one_turn_never_double_count(
     # Issue 8: concurrent invocations share one decision through the lease ("busy");
     # one arriving after the decision is a re-stop, and every block sent is counted.
     blocks = sum(r["action"] == "supplement" for r in results)
-    store = Store(db)
+    store = Store(target)
     row = store.get_turn(TurnKey("race", "s", "t"))
     assert row is not None and 1 <= row.state["supplements_used"] == blocks <= 3
     decided = sum(r["action"] != "busy" for r in results)

@@ -19,6 +19,7 @@ from jev.domain import Material
 from jev.positions import number
 from tests.conftest import FIXTURES, REPO
 from tests.fakeserver import FakeProvider, openai_completion, running_provider
+from tests.store.helpers import DbTarget
 
 REAL = FIXTURES / "real"
 CASES = sorted((FIXTURES / "cases").glob("*.json"))
@@ -226,13 +227,13 @@ def test_wrong_explicit_format_is_a_usage_error(capsys: pytest.CaptureFixture[st
     assert main(["audit", str(example), "--from", "claude-code", "--no-record"]) == 0
 
 
-def test_cli_records_send_nothing_and_runs_stay_separate(jev_home: Path) -> None:
+def test_cli_records_send_nothing_and_runs_stay_separate(jev_home: Path, db: DbTarget) -> None:
     from jev.store import Store
 
     case = str(FIXTURES / "cases" / "omission-no-tests-en-08.json")
     assert jev("audit", case).returncode == 4
     assert jev("audit", case).returncode == 4
-    records = Store(jev_home / "jev.sqlite3").list_records()
+    records = Store(db(jev_home / "jev.sqlite3")).list_records()
     assert len(records) == 2
     assert len({r.session for r in records}) == 2  # one session per run: no merged chain
     for r in records:

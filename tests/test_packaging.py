@@ -178,3 +178,77 @@ def _installed_ui_serves_pages(venv: Path, tmp_path: Path) -> None:
         proc.wait(timeout=10)
         if proc.stdout:
             proc.stdout.close()
+
+
+def _runtime_closure() -> set[str]:
+    """Top-level import folders/modules of jev's runtime dependencies (no extras),
+    following each distribution's own requirements whose markers hold here."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+
+    seen: set[str] = set()
+    tops: set[str] = set()
+    todo = [Requirement(r) for r in metadata.requires("jev") or []]
+    while todo:
+        req = todo.pop()
+        if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+            continue
+        name = req.name.lower().replace("_", "-")
+        if name in seen:
+            continue
+        seen.add(name)
+        dist = metadata.distribution(name)
+        for file in dist.files or []:
+            first = file.parts[0]
+            if not first.endswith(".dist-info") and first != "..":
+                tops.add(first)
+        todo.extend(Requirement(r) for r in dist.requires or [])
+    return tops
+
+
+def test_installed_without_extras_runs_with_no_driver_or_otel(wheel: Path, tmp_path: Path) -> None:
+    """`pip install .` (no extras): only the runtime dependencies are importable; jev
+    still audits, and a PostgreSQL store URL says which extra to install."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    py = str(venv / "bin" / "python")
+    purelib = Path(
+        subprocess.run(
+            [py, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    )
+    site_dir = Path(sysconfig.get_path("purelib"))
+    for top in _runtime_closure():
+        source = site_dir / top
+        if source.exists() and top != "jev":
+            (purelib / top).symlink_to(source)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(purelib),
+         str(wheel)],
+        check=True,
+    )  # fmt: skip
+    env = {**os.environ, "JEV_HOME": str(tmp_path / "home"), "PYTHONPATH": ""}
+    missing = subprocess.run(
+        [py, "-c", "import importlib.util as u; print([m for m in ('psycopg', 'opentelemetry')"
+         " if u.find_spec(m)])"],
+        env=env, capture_output=True, text=True, check=True, cwd=tmp_path,
+    )  # fmt: skip
+    assert missing.stdout.strip() == "[]"
+    run = [py, "-c", "import sys; from jev.cli import main; sys.exit(main())"]
+    example = str(REPO / "examples" / "turn-omission.json")
+    audit = subprocess.run(
+        [*run, "audit", example, "--json"], env=env, capture_output=True, text=True, cwd=tmp_path
+    )
+    assert audit.returncode in (0, 4, 5), audit.stderr
+    assert json.loads(audit.stdout.splitlines()[0])["status"] == "verdict"
+    shared = {**env, "JEV_STORE_URL": "postgresql://jev@127.0.0.1:1/jev"}
+    records = subprocess.run(
+        [*run, "records", "list"], env=shared, capture_output=True, text=True, cwd=tmp_path
+    )
+    assert records.returncode == 1
+    assert 'pip install "jev[postgres]"' in records.stderr
+    assert "Traceback" not in records.stderr

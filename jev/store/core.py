@@ -89,8 +89,11 @@ class Store:
     """Jev's database of records and per-turn state (SPEC §11, §14).
 
     Args:
-        path: the SQLite database file; default :func:`default_store_path`. Missing
-            folders are created.
+        path: the SQLite database file, or a store URL (``sqlite:///path``,
+            ``postgresql://user@host:port/db``). Default: the URL configured in
+            ``JEV_STORE_URL`` / ``store.url`` (:mod:`jev.team`), else
+            :func:`default_store_path`. Missing folders are created.
+        url: a store URL (wins over ``path``).
         now: clock returning epoch seconds (used for ``updated_at``, leases'
             bookkeeping and retention); pass a fake one in tests.
         secret_env: extra environment-variable names whose values must never be
@@ -108,17 +111,28 @@ class Store:
         self,
         path: Path | str | None = None,
         *,
+        url: str | None = None,
         now: Callable[[], float] = time.time,
         secret_env: Sequence[str] = (),
     ) -> None:
-        from jev.store.sqlite import SqliteBackend
+        from jev.store.url import configured_store_url, is_store_url, open_backend
 
         self._now = now
         self._secret_env = tuple(secret_env)
         self._lock = threading.RLock()
         self._in_tx = False
-        file = Path(path) if path is not None else default_store_path()
-        self._db: Backend = SqliteBackend(file, MIGRATIONS)
+        password_env = ""
+        if url is None and isinstance(path, str) and is_store_url(path):
+            url, path = path, None
+        if url is None and path is None:
+            url, password_env = configured_store_url()
+        if url:
+            self._db: Backend = open_backend(url, MIGRATIONS, password_env)
+        else:
+            from jev.store.sqlite import SqliteBackend
+
+            file = Path(path) if path is not None else default_store_path()
+            self._db = SqliteBackend(file, MIGRATIONS)
         #: the SQLite database file (``None`` for a server database).
         self.path: Path | None = self._db.path
         #: where the database is, for messages (a path, or a URL without password).

@@ -16,13 +16,15 @@ from tests.conftest import FIXTURES
 from tests.fakeserver import FakeProvider
 from tests.hosts_e2e.conftest import verdict
 from tests.hosts_e2e.harness import JEV, ClaudeCodeSim, run_hook
+from tests.store.helpers import DbTarget
 
 REAL = FIXTURES / "real"
 
 
 def test_install_then_three_turns_show_exact_chains(
-    tmp_path: Path, jev_home: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, jev_home: Path, monkeypatch: pytest.MonkeyPatch, db: DbTarget
 ) -> None:
+    """Also on PostgreSQL: the ``db`` fixture points JEV_STORE_URL at the test cluster."""
     home = tmp_path / "home"
     project = tmp_path / "fresh-project"
     home.mkdir()

@@ -13,6 +13,7 @@ from jev.replay import iter_jsonl, replay, replay_record
 from jev.store import Store
 from tests.replay.conftest import GOLDEN, golden_lines, run_jev, write_jsonl
 from tests.replay.make_golden import generate
+from tests.store.helpers import DbTarget
 
 SUPPLEMENT_RULE = "Update the related Todo items; do not redo items that are already completed."
 
@@ -191,7 +192,7 @@ def test_folder_source_and_usage_errors(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["replay", str(folder), "--out", "x.jsonl"]) == 2
 
 
-def test_store_source_with_session_filter(capsys: pytest.CaptureFixture[str]) -> None:
+def test_store_source_with_session_filter(capsys: pytest.CaptureFixture[str], db: DbTarget) -> None:
     with Store() as store:
         report = store.import_report(GOLDEN)
     assert report.inserted == len(golden_lines())

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from pathlib import Path
 
 from jev.auditor import conclude
 from jev.domain import (
@@ -20,6 +22,9 @@ from jev.loop import LoopState
 from jev.records import Record, build_record
 from jev.store import TurnKey
 from tests.conftest import FIXTURES
+
+#: The ``db`` fixture (tests/conftest.py): a file path -> where that store lives.
+DbTarget = Callable[[Path | str], str]
 
 #: 2026-01-01T00:00:00Z in epoch seconds.
 T0 = 1_767_225_600.0

@@ -10,13 +10,15 @@ from pathlib import Path
 
 from jev.records import validate_record_json
 from jev.store import Store
-from tests.store.helpers import T0, three_round_turn
+from tests.store.helpers import T0, DbTarget, three_round_turn
 
 _MAIN = "import sys; from jev.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
-def jev(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def jev(home: Path, *args: str, url: str = "") -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "JEV_HOME": str(home)}
+    if url:
+        env["JEV_STORE_URL"] = url
     env.pop("JEV_DEBUG", None)
     return subprocess.run(
         [sys.executable, "-c", _MAIN, *args],
@@ -27,15 +29,15 @@ def jev(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _seed(home: Path) -> list[int]:
-    with Store(home / "jev.sqlite3", now=lambda: T0 + 300) as store:
+def _seed(home: Path, db: DbTarget) -> list[int]:
+    with Store(db(home / "jev.sqlite3"), now=lambda: T0 + 300) as store:
         other = three_round_turn(T0 - 3_600, session="sess-B", turn="turn-77b0")
         store.add_record(other[0])
         return [store.add_record(r) for r in three_round_turn()]
 
 
-def test_show_displays_the_whole_three_round_chain(jev_home: Path) -> None:
-    ids = _seed(jev_home)
+def test_show_displays_the_whole_three_round_chain(db: DbTarget, jev_home: Path) -> None:
+    ids = _seed(jev_home, db)
     result = jev(jev_home, "records", "show", str(ids[1]))
     assert result.returncode == 0, result.stderr
     out = result.stdout
@@ -61,8 +63,8 @@ def test_show_displays_the_whole_three_round_chain(jev_home: Path) -> None:
     assert by_turn.returncode == 0 and by_turn.stdout == out
 
 
-def test_show_unknown_or_ambiguous_exits_2(jev_home: Path) -> None:
-    _seed(jev_home)
+def test_show_unknown_or_ambiguous_exits_2(db: DbTarget, jev_home: Path) -> None:
+    _seed(jev_home, db)
     unknown = jev(jev_home, "records", "show", "999")
     assert unknown.returncode == 2
     assert "no record with id or turn '999'" in unknown.stderr
@@ -72,8 +74,8 @@ def test_show_unknown_or_ambiguous_exits_2(jev_home: Path) -> None:
     assert "matches 2 turns" in ambiguous.stderr
 
 
-def test_list_lines_and_json(jev_home: Path) -> None:
-    ids = _seed(jev_home)
+def test_list_lines_and_json(db: DbTarget, jev_home: Path) -> None:
+    ids = _seed(jev_home, db)
     result = jev(jev_home, "records", "list", "--limit", "3")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
@@ -89,19 +91,20 @@ def test_list_lines_and_json(jev_home: Path) -> None:
     assert bad.returncode == 2
 
 
-def test_export_then_import_into_another_home(jev_home: Path, tmp_path: Path) -> None:
-    _seed(jev_home)
+def test_export_then_import_into_another_home(db: DbTarget, jev_home: Path, tmp_path: Path) -> None:
+    _seed(jev_home, db)
     out = tmp_path / "turns.jsonl"
     exported = jev(jev_home, "records", "export", "--out", str(out), "--session", "sess-A")
     assert exported.returncode == 0, exported.stderr
     assert exported.stdout.strip() == f"exported 3 records to {out}"
     other = tmp_path / "other-home"
-    imported = jev(other, "records", "import", str(out))
+    other_url = db(other / "jev.sqlite3") if "://" in db(other / "jev.sqlite3") else ""
+    imported = jev(other, "records", "import", str(out), url=other_url)
     assert imported.returncode == 0, imported.stderr
     assert imported.stdout.strip() == f"imported 3 records from {out}"
-    again = jev(other, "records", "import", str(out))
+    again = jev(other, "records", "import", str(out), url=other_url)
     assert "imported 0 records" in again.stdout and "(3 already present)" in again.stdout
-    stdout_export = jev(other, "records", "export", "--out", "-")
+    stdout_export = jev(other, "records", "export", "--out", "-", url=other_url)
     assert stdout_export.returncode == 0, stdout_export.stderr
 
     def without_ids(text: str) -> list[dict[str, object]]:
@@ -111,7 +114,7 @@ def test_export_then_import_into_another_home(jev_home: Path, tmp_path: Path) ->
     assert [json.loads(x)["round"] for x in stdout_export.stdout.splitlines()] == [1, 2, 3]
     broken = tmp_path / "broken.jsonl"
     broken.write_text(out.read_text("utf-8").splitlines()[0] + "\n[1, 2]\n", "utf-8")
-    refused = jev(other, "records", "import", str(broken))
+    refused = jev(other, "records", "import", str(broken), url=other_url)
     assert refused.returncode == 2
     assert "line 2 is not a Jev record" in refused.stderr
     assert "nothing was imported" in refused.stderr

@@ -12,14 +12,14 @@ import pytest
 from jev.errors import StoreError, UsageError
 from jev.records import Record, validate_record_json
 from jev.store import MIGRATIONS, Store, TurnKey, TurnRow, default_store_path
-from tests.store.helpers import DAY, T0, three_round_turn
+from tests.store.helpers import DAY, T0, DbTarget, three_round_turn
 
 
 def _clock(start: float) -> list[float]:
     return [start]
 
 
-def _store(path: Path, clock: list[float]) -> Store:
+def _store(path: str, clock: list[float]) -> Store:
     return Store(path, now=lambda: clock[0])
 
 
@@ -83,10 +83,10 @@ def test_store_creates_missing_folders(tmp_path: Path) -> None:
         assert store.list_records() == []
 
 
-def test_round_trip_store_export_import(tmp_path: Path) -> None:
+def test_round_trip_store_export_import(tmp_path: Path, db: DbTarget) -> None:
     clock = _clock(T0 + 200)
     records = three_round_turn()
-    with _store(tmp_path / "one.sqlite3", clock) as store:
+    with _store(db(tmp_path / "one.sqlite3"), clock) as store:
         ids = [store.add_record(r) for r in records]
         assert ids == sorted(ids)
         assert store.get_record(ids[1]) == records[1].with_id(ids[1])
@@ -96,7 +96,7 @@ def test_round_trip_store_export_import(tmp_path: Path) -> None:
     assert len(lines) == 3
     for line in lines:
         validate_record_json(json.loads(line))
-    with _store(tmp_path / "two.sqlite3", clock) as fresh:
+    with _store(db(tmp_path / "two.sqlite3"), clock) as fresh:
         assert fresh.import_jsonl(out) == 3
         key = TurnKey("claude-code", "sess-A", "turn-4f2a9c")
         back = fresh.records_for_turn(key)
@@ -107,9 +107,9 @@ def test_round_trip_store_export_import(tmp_path: Path) -> None:
         assert (report.read, report.inserted, report.duplicates) == (3, 0, 3)
 
 
-def test_list_records_newest_first_with_filters(tmp_path: Path) -> None:
+def test_list_records_newest_first_with_filters(tmp_path: Path, db: DbTarget) -> None:
     clock = _clock(T0 + 10 * DAY)
-    with _store(tmp_path / "db.sqlite3", clock) as store:
+    with _store(db(tmp_path / "db.sqlite3"), clock) as store:
         for record in three_round_turn(T0, session="sess-A", turn="turn-a"):
             store.add_record(record)
         for record in three_round_turn(T0 + DAY, session="sess-B", turn="turn-b"):
@@ -129,10 +129,10 @@ def test_list_records_newest_first_with_filters(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_iter_records_streams_all_pages_in_order(tmp_path: Path) -> None:
+def test_iter_records_streams_all_pages_in_order(tmp_path: Path, db: DbTarget) -> None:
     clock = _clock(T0 + DAY)
     template = three_round_turn()[0]
-    with _store(tmp_path / "db.sqlite3", clock) as store:
+    with _store(db(tmp_path / "db.sqlite3"), clock) as store:
         with store.transaction() as tx:
             for n in range(1, 1_203):
                 tx.add_record(replace(template, turn=f"turn-{n:05d}"))
@@ -141,9 +141,11 @@ def test_iter_records_streams_all_pages_in_order(tmp_path: Path) -> None:
         assert sum(1 for _ in store.iter_records(session="other")) == 0
 
 
-def test_store_refuses_a_schema_invalid_record_and_accepts_custom_hosts(tmp_path: Path) -> None:
+def test_store_refuses_a_schema_invalid_record_and_accepts_custom_hosts(
+    tmp_path: Path, db: DbTarget
+) -> None:
     record = three_round_turn()[0]
-    with Store(tmp_path / "db.sqlite3", now=lambda: T0 + 60) as store:
+    with Store(db(tmp_path / "db.sqlite3"), now=lambda: T0 + 60) as store:
         with pytest.raises(ValueError, match=r"field status.*it was not stored"):
             store.add_record(replace(record, status="finished"))
         assert store.list_records() == []
@@ -156,14 +158,14 @@ def test_store_refuses_a_schema_invalid_record_and_accepts_custom_hosts(tmp_path
 # --------------------------------------------------------------------- import errors
 
 
-def test_import_is_all_or_nothing_and_names_the_line(tmp_path: Path) -> None:
+def test_import_is_all_or_nothing_and_names_the_line(tmp_path: Path, db: DbTarget) -> None:
     records = three_round_turn()
     good = [json.dumps(r.to_json()) for r in records]
     bad = json.loads(good[1])
     bad["status"] = "done"
     path = tmp_path / "bad.jsonl"
     path.write_text("\n".join([good[0], "", json.dumps(bad), good[2]]) + "\n", "utf-8")
-    with Store(tmp_path / "db.sqlite3") as store:
+    with Store(db(tmp_path / "db.sqlite3")) as store:
         with pytest.raises(
             UsageError, match=r"bad\.jsonl line 3 is not a Jev record: field status"
         ):
@@ -229,10 +231,10 @@ def test_refuses_a_database_from_a_newer_jev(tmp_path: Path) -> None:
 # --------------------------------------------------------------------- retention
 
 
-def test_retention_deletes_old_records_and_keeps_new(tmp_path: Path) -> None:
+def test_retention_deletes_old_records_and_keeps_new(tmp_path: Path, db: DbTarget) -> None:
     clock = _clock(T0)
     key_old = TurnKey("claude-code", "sess-A", "old-turn")
-    with _store(tmp_path / "db.sqlite3", clock) as store:
+    with _store(db(tmp_path / "db.sqlite3"), clock) as store:
         a = store.add_record(replace(three_round_turn(T0)[0], turn="a"))
         store.update_turn(key_old, lambda row: (TurnRow(key_old, {"audits": 1}), None))
         clock[0] = T0 + 10 * DAY
@@ -254,10 +256,10 @@ def test_retention_deletes_old_records_and_keeps_new(tmp_path: Path) -> None:
             store.add_record(three_round_turn()[0], records_days=0)
 
 
-def test_explicit_prune_keeps_leased_turns(tmp_path: Path) -> None:
+def test_explicit_prune_keeps_leased_turns(tmp_path: Path, db: DbTarget) -> None:
     clock = _clock(T0)
     key = TurnKey("codex", "s", "t")
-    with _store(tmp_path / "db.sqlite3", clock) as store:
+    with _store(db(tmp_path / "db.sqlite3"), clock) as store:
         store.update_turn(key, lambda row: (TurnRow(key, {}, lease_until=T0 + 90 * DAY), None))
         store.add_record(three_round_turn(T0)[0])
         clock[0] = T0 + 40 * DAY
@@ -279,8 +281,8 @@ def test_garbage_file_gives_a_clear_store_error(tmp_path: Path) -> None:
     assert "Traceback" not in message
 
 
-def test_closed_store_says_so(tmp_path: Path) -> None:
-    store = Store(tmp_path / "db.sqlite3")
+def test_closed_store_says_so(tmp_path: Path, db: DbTarget) -> None:
+    store = Store(db(tmp_path / "db.sqlite3"))
     store.close()
     with pytest.raises(StoreError, match="already closed"):
         store.list_records()

@@ -10,18 +10,28 @@ import pytest
 
 from jev.records import validate_record_json
 from jev.store import REDACTED, Store, TurnKey, TurnRow, redact
-from tests.store.helpers import T0, settings, three_round_turn
+from tests.store.helpers import T0, DbTarget, settings, three_round_turn
 
 SENTINEL = "sk-SENTINEL-123"
 OTHER = "sk-ant-OTHER-SENTINEL-456"
 
 
-def _files(db: Path) -> bytes:
-    return b"".join(p.read_bytes() for p in db.parent.glob(db.name + "*"))
+def _stored(target: str) -> bytes:
+    """Every byte of the SQLite file (and its WAL), or every text cell on PostgreSQL."""
+    if "://" not in target:
+        path = Path(target)
+        return b"".join(p.read_bytes() for p in path.parent.glob(path.name + "*"))
+    import psycopg
+
+    with psycopg.connect(target) as conn:
+        rows = conn.execute(
+            "SELECT data FROM records UNION ALL SELECT state || COALESCE(decision, '') FROM turns"
+        ).fetchall()
+    return "".join(r[0] for r in rows).encode()
 
 
 def test_sentinel_keys_never_reach_the_file_or_the_export(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, db: DbTarget
 ) -> None:
     monkeypatch.setenv("MY_JUDGE_KEY", SENTINEL)  # named by the profile's api_key_env
     monkeypatch.setenv("ANTHROPIC_API_KEY", OTHER)  # a known provider variable
@@ -36,9 +46,9 @@ def test_sentinel_keys_never_reach_the_file_or_the_export(
         reason=f"HTTP 401 with header Authorization: Bearer {SENTINEL}",
         settings=settings(api_key_env="MY_JUDGE_KEY").to_json(),
     )
-    db = tmp_path / "db.sqlite3"
+    target = db(tmp_path / "db.sqlite3")
     key = TurnKey("claude-code", "sess-A", "turn-4f2a9c")
-    with Store(db, now=lambda: T0 + 60) as store:
+    with Store(target, now=lambda: T0 + 60) as store:
         record_id = store.add_record(leaky)
         store.update_turn(
             key,
@@ -58,7 +68,7 @@ def test_sentinel_keys_never_reach_the_file_or_the_export(
         assert row is not None and row.state == {"last_error": REDACTED}
         out = tmp_path / "export.jsonl"
         store.export_jsonl(out)
-    blob = _files(db)
+    blob = _stored(target)
     assert blob  # the database (and its WAL) really were read
     for secret in (SENTINEL, OTHER):
         assert secret.encode() not in blob

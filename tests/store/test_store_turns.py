@@ -14,14 +14,14 @@ from jev.errors import StoreError
 from jev.records import Record
 from jev.store import Store, TurnKey, TurnRow
 from tests.conftest import REPO
-from tests.store.helpers import T0, three_round_turn
+from tests.store.helpers import T0, DbTarget, three_round_turn
 
 KEY = TurnKey("claude-code", "sess-A", "turn-4f2a9c")
 
 
-def test_update_turn_creates_reads_and_leaves_unchanged(tmp_path: Path) -> None:
+def test_update_turn_creates_reads_and_leaves_unchanged(tmp_path: Path, db: DbTarget) -> None:
     clock = [T0]
-    with Store(tmp_path / "db.sqlite3", now=lambda: clock[0]) as store:
+    with Store(db(tmp_path / "db.sqlite3"), now=lambda: clock[0]) as store:
         assert store.get_turn(KEY) is None
         seen = store.update_turn(KEY, lambda row: (TurnRow(KEY, {"audits": 0}), row))
         assert seen is None
@@ -42,9 +42,9 @@ def test_update_turn_creates_reads_and_leaves_unchanged(tmp_path: Path) -> None:
         assert (again.created_at, again.updated_at) == (T0, T0 + 5)
 
 
-def test_state_and_records_commit_together_or_not_at_all(tmp_path: Path) -> None:
+def test_state_and_records_commit_together_or_not_at_all(tmp_path: Path, db: DbTarget) -> None:
     records = three_round_turn()
-    with Store(tmp_path / "db.sqlite3", now=lambda: T0 + 300) as store:
+    with Store(db(tmp_path / "db.sqlite3"), now=lambda: T0 + 300) as store:
 
         def failing(row: TurnRow | None) -> tuple[TurnRow | None, list[Record], None]:
             raise RuntimeError("orchestrator bug")
@@ -70,17 +70,17 @@ def test_state_and_records_commit_together_or_not_at_all(tmp_path: Path) -> None
         assert store.update_turn(KEY, lambda r: (None, [], "x"), now=lambda: T0 + 999) == "x"
 
 
-def test_update_turn_refuses_a_row_for_another_turn(tmp_path: Path) -> None:
+def test_update_turn_refuses_a_row_for_another_turn(tmp_path: Path, db: DbTarget) -> None:
     other = TurnKey("claude-code", "sess-A", "other")
-    with Store(tmp_path / "db.sqlite3") as store:
+    with Store(db(tmp_path / "db.sqlite3")) as store:
         with pytest.raises(ValueError, match="returned a row for"):
             store.update_turn(KEY, lambda row: (TurnRow(other, {}), None))
         assert store.get_turn(other) is None
 
 
-def test_lease_and_latest_turn(tmp_path: Path) -> None:
+def test_lease_and_latest_turn(tmp_path: Path, db: DbTarget) -> None:
     clock = [T0]
-    with Store(tmp_path / "db.sqlite3", now=lambda: clock[0]) as store:
+    with Store(db(tmp_path / "db.sqlite3"), now=lambda: clock[0]) as store:
         assert store.latest_turn() is None
 
         def claim(row: TurnRow | None) -> tuple[TurnRow | None, bool]:
@@ -105,9 +105,9 @@ def test_lease_and_latest_turn(tmp_path: Path) -> None:
         assert store.get_turn(codex) is None
 
 
-def test_transactions_do_not_nest(tmp_path: Path) -> None:
+def test_transactions_do_not_nest(tmp_path: Path, db: DbTarget) -> None:
     with (
-        Store(tmp_path / "db.sqlite3") as store,
+        Store(db(tmp_path / "db.sqlite3")) as store,
         store.transaction(),
         pytest.raises(RuntimeError, match="does not nest"),
         store.transaction(),
@@ -122,7 +122,7 @@ _WORKER = textwrap.dedent(
     sys.path.insert(0, {repo!r})
     from jev.store import Store, TurnKey, TurnRow
 
-    path, go = Path(sys.argv[1]), Path(sys.argv[2])
+    path, go = sys.argv[1], Path(sys.argv[2])
     key = TurnKey("claude-code", "race", "turn-1")
     store = Store(path)
     while not go.exists():
@@ -141,13 +141,13 @@ _WORKER = textwrap.dedent(
 
 
 @pytest.mark.slow
-def test_twenty_processes_race_without_lost_updates(tmp_path: Path) -> None:
-    path = tmp_path / "race.sqlite3"
+def test_twenty_processes_race_without_lost_updates(tmp_path: Path, db: DbTarget) -> None:
+    path = db(tmp_path / "race.sqlite3")
     go = tmp_path / "go"
     script = _WORKER.format(repo=str(REPO))
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", script, str(path), str(go)],
+            [sys.executable, "-c", script, path, str(go)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
@@ -168,9 +168,9 @@ def test_twenty_processes_race_without_lost_updates(tmp_path: Path) -> None:
 def test_locked_database_becomes_store_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import jev.store
+    import jev.store.sqlite
 
-    monkeypatch.setattr(jev.store, "BUSY_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(jev.store.sqlite, "BUSY_TIMEOUT_S", 0.2)
     path = tmp_path / "db.sqlite3"
     holder = Store(path)
     waiter = Store(path)

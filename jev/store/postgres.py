@@ -1,0 +1,252 @@
+"""The PostgreSQL backend: one shared store for a team or fleet (design.md §11).
+
+Needs the optional driver psycopg 3 (``pip install "jev[postgres]"``); it is imported
+only when a ``postgresql://`` store URL is opened, never on the hook's no-audit path.
+
+* Connection: the URL goes to libpq as it is, so the password comes from
+  ``PGPASSWORD`` or ``~/.pgpass`` (or the variable named by ``password_env``), never
+  from Jev's files; a connection attempt gives up after :data:`CONNECT_TIMEOUT_S`
+  unless the URL sets ``connect_timeout``.
+* Migrations: the shared :data:`jev.store.migrations.MIGRATIONS`, translated from
+  SQLite's dialect; the table ``jev_schema`` holds how many were applied; one
+  transaction under an advisory lock, so machines starting together migrate once.
+* Concurrency: every write is one transaction in autocommit-off mode at READ
+  COMMITTED; claiming a turn takes a transaction-scoped advisory lock on the turn's
+  key (``pg_advisory_xact_lock``) before reading it, so two machines can never both
+  spend one turn's supplement budget, while different turns proceed in parallel.
+* Failures: every :class:`psycopg.Error` becomes a :class:`jev.errors.StoreError`
+  naming the server (without password) and what to do; a broken connection is
+  reopened on the next transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Sequence
+from contextlib import suppress
+from typing import Any
+
+from jev.errors import StoreError
+from jev.store.backend import Backend
+from jev.store.migrations import SqlCursor
+
+__all__ = ["CONNECT_TIMEOUT_S", "PostgresBackend", "redacted_url"]
+
+#: Seconds a connection attempt may take unless the URL sets ``connect_timeout``.
+CONNECT_TIMEOUT_S = 5
+_MIGRATE_LOCK = "jev:migrate"
+_DDL = (
+    (re.compile(r"\bINTEGER PRIMARY KEY AUTOINCREMENT\b", re.I), "BIGSERIAL PRIMARY KEY"),
+    (re.compile(r"\bREAL\b", re.I), "DOUBLE PRECISION"),
+)
+
+
+def redacted_url(url: str) -> str:
+    """``url`` without a password (``user:secret@`` becomes ``user@``; a
+    ``password=`` query parameter becomes ``password=***``)."""
+    url = re.sub(r"(?i)([?&]password=)[^&]*", r"\1***", url)
+    return re.sub(r"^([a-z]+://[^:/@]*):[^@/]*@", r"\1@", url, flags=re.I)
+
+
+def _translate(sql: str) -> str:
+    for pattern, replacement in _DDL:
+        sql = pattern.sub(replacement, sql)
+    return sql.replace("%", "%%").replace("?", "%s")
+
+
+def lock_id(name: str) -> int:
+    """A signed 64-bit advisory-lock key for ``name`` (blake2b, stable everywhere)."""
+    digest = hashlib.blake2b(name.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+class _Conn:
+    """A migration's view of the connection: ``execute`` in SQLite's dialect."""
+
+    dialect = "postgresql"
+
+    def __init__(self, backend: PostgresBackend) -> None:
+        self._backend = backend
+
+    def execute(self, sql: str, parameters: Any = (), /) -> SqlCursor:
+        return self._backend.execute(sql, parameters)
+
+
+class PostgresBackend(Backend):
+    """A PostgreSQL database, migrated when opened.
+
+    Args:
+        url: ``postgresql://user@host:port/db`` (libpq URI; query parameters such as
+            ``host=/socket/dir`` or ``sslmode`` are kept).
+        migrations: the ordered migrations to apply.
+        password: a password taken from a named environment variable, or ``None``
+            to let libpq use ``PGPASSWORD`` / ``~/.pgpass``.
+
+    Raises:
+        StoreError: when psycopg is not installed, the server cannot be reached or
+            refuses the login, or the database was migrated by a newer Jev.
+    """
+
+    dialect = "postgresql"
+    latest_turn_order = "updated_ts DESC, created_ts DESC"
+
+    def __init__(
+        self,
+        url: str,
+        migrations: Sequence[Callable[[Any], None]],
+        *,
+        password: str | None = None,
+    ) -> None:
+        self.path = None
+        self.location = redacted_url(url)
+        self._url = url
+        self._password = password
+        try:
+            import psycopg
+        except ImportError:
+            raise StoreError(
+                f"the store URL {self.location} needs the PostgreSQL driver, which is not "
+                f'installed; run: pip install "jev[postgres]" (or unset JEV_STORE_URL / '
+                f"store.url to use the local SQLite file)."
+            ) from None
+        self._psycopg = psycopg
+        self.errors = (psycopg.Error,)
+        self._conn: Any = None
+        try:
+            self._connect()
+            self._migrate(migrations)
+        except psycopg.Error as exc:
+            self.close()
+            raise StoreError(self.describe(exc, "opening")) from None
+        except BaseException:
+            self.close()
+            raise
+
+    def _connect(self) -> None:
+        kwargs: dict[str, Any] = {"autocommit": True}
+        if "connect_timeout" not in self._url:
+            kwargs["connect_timeout"] = CONNECT_TIMEOUT_S
+        if self._password is not None:
+            kwargs["password"] = self._password
+        self._conn = self._psycopg.connect(self._url, **kwargs)
+
+    def _migrate(self, migrations: Sequence[Callable[[Any], None]]) -> None:
+        known = len(migrations)
+        version = self._read_version()
+        if version == known:
+            return
+        self._check_newer(version, known)
+        self.begin()
+        try:
+            self.lock(_MIGRATE_LOCK)
+            self.execute("CREATE TABLE IF NOT EXISTS jev_schema (version INTEGER NOT NULL)")
+            row = self.execute("SELECT version FROM jev_schema").fetchone()
+            if row is None:
+                self.execute("INSERT INTO jev_schema (version) VALUES (0)")
+                version = 0
+            else:
+                version = int(row[0])
+            self._check_newer(version, known)
+            conn = _Conn(self)
+            for index in range(version, known):
+                migrations[index](conn)
+            self.execute("UPDATE jev_schema SET version = ?", (known,))
+            self.commit()
+        except BaseException:
+            self.rollback()
+            raise
+
+    def _check_newer(self, version: int, known: int) -> None:
+        if version > known:
+            raise StoreError(
+                f"the Jev database {self.location} has schema version {version}, newer "
+                f"than this Jev understands ({known}); upgrade Jev on this machine."
+            )
+
+    def _read_version(self) -> int:
+        try:
+            row = self.execute("SELECT version FROM jev_schema").fetchone()
+        except self._psycopg.errors.UndefinedTable:
+            return 0
+        return 0 if row is None else int(row[0])
+
+    def _connection(self) -> Any:
+        if self._conn is None:
+            raise StoreError(
+                f"the Jev database {self.location} was already closed; open a new Store."
+            )
+        return self._conn
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> SqlCursor:
+        """Run one statement (translated to PostgreSQL) and return its cursor."""
+        cursor: SqlCursor = self._connection().execute(_translate(sql), tuple(params))
+        return cursor
+
+    def insert(self, sql: str, params: Sequence[Any]) -> int:
+        """Run one ``INSERT … RETURNING id``; return the id."""
+        row = self.execute(sql + " RETURNING id", params).fetchone()
+        return int(row[0])
+
+    def begin(self) -> None:
+        """``BEGIN`` (READ COMMITTED); reopens a connection the server dropped."""
+        conn = self._connection()
+        if conn.closed or conn.broken:
+            with suppress(Exception):
+                conn.close()
+            self._connect()
+        self._connection().execute("BEGIN")
+
+    def commit(self) -> None:
+        """``COMMIT``."""
+        self._connection().execute("COMMIT")
+
+    def rollback(self) -> None:
+        """``ROLLBACK``, ignoring errors (a dead connection has nothing to undo)."""
+        if self._conn is not None and not self._conn.closed:
+            with suppress(Exception):
+                self._conn.execute("ROLLBACK")
+
+    def lock(self, name: str) -> None:
+        """``pg_advisory_xact_lock`` on ``name``'s 64-bit key until the transaction ends."""
+        self._connection().execute("SELECT pg_advisory_xact_lock(%s)", (lock_id(name),))
+
+    def schema_version(self) -> int:
+        """The ``jev_schema`` table's version."""
+        return self._read_version()
+
+    def describe(self, exc: BaseException, action: str) -> str:
+        """Name the server (no password), what failed and what to do."""
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        where = self.location
+        low = text.lower()
+        if "password" in low or "authentication" in low or "role" in low:
+            return (
+                f"the PostgreSQL server refused Jev's login to {where} while {action} "
+                f"({text}); check the user in JEV_STORE_URL / store.url and set the "
+                f"password in PGPASSWORD, ~/.pgpass or the variable named by "
+                f"store.password_env."
+            )
+        if isinstance(exc, self._psycopg.OperationalError):
+            return (
+                f"cannot reach the Jev database {where} while {action} ({text}); check "
+                f"that the server is running and the URL in JEV_STORE_URL / store.url, "
+                f"or unset it to use the local SQLite file."
+            )
+        if isinstance(exc, self._psycopg.errors.InsufficientPrivilege):
+            return (
+                f"the database user may not do this in {where} while {action} ({text}); "
+                f"grant it CREATE on the database's schema and SELECT/INSERT/UPDATE/"
+                f"DELETE on Jev's tables (README: For teams)."
+            )
+        return (
+            f"the Jev database {where} failed while {action} ({type(exc).__name__}: "
+            f"{text}); if this repeats, check the server's log."
+        )
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        if self._conn is not None:
+            with suppress(Exception):
+                self._conn.close()
+            self._conn = None
