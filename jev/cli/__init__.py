@@ -67,6 +67,7 @@ COMMANDS: dict[str, str] = {
     "prompt-section": "jev.cli.prompt_cmd",
     "eval": "jev.cli.eval_cmd",
     "replay": "jev.cli.replay_cmd",
+    "report": "jev.cli.report_cmd",
     "ui": "jev.cli.ui_cmd",
 }
 
