@@ -242,13 +242,22 @@ def _default_key_env(provider: str) -> str:
 
 def _store_report() -> tuple[dict[str, Any], list[dict[str, Any]]]:
     from jev.store import Store, default_store_path
+    from jev.store.url import configured_store_url
 
     path = default_store_path()
     info: dict[str, Any] = {"path": str(path), "exists": path.exists(), "ok": True, "error": ""}
-    if not path.exists():
+    try:
+        url, _ = configured_store_url()  # a shared store (README "For teams")
+    except JevError as exc:
+        info.update(ok=False, error=" ".join(str(exc).split()))
+        return info, []
+    if url:
+        info.update(path=url, exists=True)
+    elif not path.exists():
         return info, []
     try:
-        with Store(path) as store:
+        with Store() as store:
+            info["path"] = store.location
             records = [r.to_json() for r in store.list_records(limit=500)]
     except (JevError, OSError) as exc:
         info.update(ok=False, error=" ".join(str(exc).split()))
