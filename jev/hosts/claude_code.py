@@ -16,10 +16,13 @@ Rules (each decided on the real transcripts in ``tests/fixtures/real/``):
     commands, skills such as ``/goal``). The turn's key is the command record's
     uuid; its request is the expanded text, preceded by ``/name args`` only when
     the args do not already appear in the expansion (``opening="slash-command"``);
-  - a ``<task-notification>`` prompt (a background task finished): it looks like a
-    prompt but no user typed it (HOSTS.md §2.4). It opens a turn the agent answers
-    (the Stop hook fires after it), whose request is empty: if Todos were used it is
-    ``missing`` ("opened by a background-task notification"), else skipped.
+  - a ``<task-notification>`` prompt (a background task finished, a cron woke the
+    session) only when no turn precedes it in the file: it looks like a prompt but
+    no user typed it (HOSTS.md §2.4, §1.12), so that turn's request is empty: if
+    Todos were used it is ``missing`` ("opened by a background-task notification"),
+    else skipped. After a turn, a notification **continues** that turn (the stop
+    deferred for the background work is audited when the turn really ends, with the
+    user's request; issue 8 item 6).
 
 * **Not turns:** local slash commands (``/clear``, ``/model``, ``/mcp``,
   ``/effort``: a ``<command-name>`` record answered by ``<local-command-stdout>`` and
@@ -364,7 +367,11 @@ class _Machine:
             self._open(offset, _key(rec, offset), "prompt", [text])
         elif kind == "task_notification":
             self.pending = None
-            self._open(offset, _key(rec, offset), "task-notification", [])
+            if self.cur is None:
+                self._open(offset, _key(rec, offset), "task-notification", [])
+            # Else: background work the turn waited for (its stop was deferred, or a
+            # cron woke the session) continues that same turn (issue 8 item 6; HOSTS.md
+            # §1.12): no new turn, the user's request stays the turn's request.
         elif kind == "other" and text == "" and self.pending is not None:
             # <local-command-stdout>/caveat after a command: a local command, not a turn.
             head = _text_of(_blocks(_dict(rec.get("message")))).lstrip()
@@ -501,7 +508,7 @@ def _is_candidate(rec: dict[str, Any]) -> bool:
     if rec.get("type") != "user" or rec.get("isSidechain") is True:
         return False
     kind, _ = _classify_user(rec)
-    return kind in ("prompt", "task_notification", "command")
+    return kind in ("prompt", "command")
 
 
 def read_current_turn(path: Path) -> Turn:

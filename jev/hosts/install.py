@@ -265,12 +265,20 @@ def hook_timeout_s(profile: str | None = None) -> int:
 
 
 def is_jev_handler(handler: object, names: tuple[str, ...] = HOOK_NAMES) -> bool:
-    """True when ``handler`` is a command handler running ``jev hook <one of names>``."""
+    """True when ``handler`` is a command handler running ``jev hook <one of names>``,
+    in shell form (one command string) or exec form (``command`` = the ``jev``
+    executable, ``args`` = ``["hook", name, …]``, Claude Code ≥ 2.1.139)."""
     if not isinstance(handler, Mapping):
         return False
     command = handler.get("command")
     if not isinstance(command, str):
         return False
+    args = handler.get("args")
+    if isinstance(args, list):
+        exe = command.replace("\\", "/").rsplit("/", 1)[-1].lower()
+        return (
+            exe in ("jev", "jev.exe") and len(args) >= 2 and args[0] == "hook" and args[1] in names
+        )
     match = _JEV_COMMAND_RE.search(command)
     return bool(match and match.group("name") in names)
 
@@ -364,6 +372,8 @@ def _merge_event(
                     what.append("removed a duplicate")
                     continue
                 merged = {**existing, **handler}
+                if "args" not in handler:
+                    merged.pop("args", None)  # exec form back to shell form
                 if merged != existing:
                     what.append("updated")
                 kept.append(merged)

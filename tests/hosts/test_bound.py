@@ -149,14 +149,14 @@ class Host:
         assert result.exit_code == 0, result.stderr
         assert "Traceback" not in result.stderr
         answer = json.loads(result.stdout) if result.stdout.strip() else {}
-        blocked = answer.get("decision") == "block"
+        blocked = answer.get("decision") == "block" or "hookSpecificOutput" in answer
         self.actions.append(
             "block" if blocked else (result.decision.action if result.decision else "none")
         )
         if blocked:
             self.blocks += 1
             if apply:
-                self.feedback(str(answer["reason"]))
+                self.feedback(_steer_of(answer))
         return result
 
     def feedback(self, reason: str, *, as_prompt: bool = False) -> None:
@@ -188,6 +188,11 @@ class Host:
                     "content": [{"type": "input_text", "text": text}],
                 },
             )
+
+
+def _steer_of(answer: dict[str, Any]) -> str:
+    context = answer.get("hookSpecificOutput") or {}
+    return str(answer.get("reason") or context.get("additionalContext") or "")
 
 
 _MISSING = object()
@@ -257,7 +262,7 @@ def make_machine(host: str, root: Path) -> type[RuleBasedStateMachine]:
             result = self.h.stop(self.h.payload(stop_hook_active=True), apply=False)
             answer = json.loads(result.stdout) if result.stdout.strip() else {}
             if answer.get("decision") == "block":
-                self.h.feedback(str(answer["reason"]), as_prompt=True)
+                self.h.feedback(_steer_of(answer), as_prompt=True)
                 self.h.say("Done: fixed the bug. 🎉 → all good")
                 self.h.stop(self.h.payload(stop_hook_active=True))
 

@@ -40,9 +40,11 @@ def test_codex_without_plan_or_transcript_is_quiet(tmp_path: Path, judge: FakePr
     sim.start()
     sim.prompt("What does this repo do?")
     sim.say("It is a CLI.")
-    assert sim.stop().answer is None
+    # issue 8 item 7: allow is {"continue": true} (some Codex versions reject empty
+    # stdout), and a turn without a readable transcript is a silent skip
+    assert sim.stop().answer == {"continue": True}
     null_path = sim.stop(transcript_path=None)
-    assert null_path.code == 0 and "material missing" in null_path.answer["systemMessage"]
+    assert null_path.code == 0 and null_path.answer == {"continue": True}
     assert judge.count == 0
 
 

@@ -50,6 +50,8 @@ class ClaudeCodeAdapter:
     name = "claude-code"
     hooks: Mapping[str, str] = {"claude-code": "stop", "claude-code-session-start": "session-start"}
     remember_material = False
+    #: Claude Code version of the transcript read last ("" unknown); picks the answer form.
+    version = ""
 
     @property
     def installer(self) -> Installer | None:
@@ -119,12 +121,26 @@ class ClaudeCodeAdapter:
             MaterialMissing: no ``transcript_path``, or it is not a file.
             UsageError: the transcript cannot be read.
         """
+        from dataclasses import replace
+
         from jev.hosts.transcript import read_current_turn
 
         path = _transcript_file(hook)
-        return read_current_turn(
+        turn = read_current_turn(
             path, "claude-code", last_assistant_message=hook.last_assistant_message
         )
+        tail = _tail(path)
+        self.version = tail.version
+        lagging = ""
+        if hook.prompt_id and tail.prompt_ids and hook.prompt_id not in tail.prompt_ids:
+            # HOSTS.md §1.9: never audit the previous turn's request against this answer.
+            lagging = "the transcript has not caught up with this prompt yet"
+        elif hook.last_assistant_message is None and tail.in_tool:
+            lagging = "the transcript does not show the end of this turn (it ends in a tool call)"
+        if lagging:
+            status = "missing" if turn.todo_used else "skipped"
+            return replace(turn, material=None, status=status, reason=lagging)
+        return turn
 
     def reread(self, entry: Mapping[str, Any]) -> Turn | None:
         """The current turn of the session's transcript (``jev retry``)."""
@@ -134,12 +150,24 @@ class ClaudeCodeAdapter:
         return read_current_turn(str(path), "claude-code") if path else None
 
     def render(self, answer: HookAnswer, hook: HookInput | None = None) -> tuple[str, str]:
-        """``{"decision":"block","reason":…}`` to steer, ``systemMessage`` for a notice,
-        "" for nothing (HOSTS.md §1.4)."""
+        """To steer: ``hookSpecificOutput.additionalContext`` when the transcript shows
+        Claude Code ≥ 2.1.163, else ``{"decision":"block","reason":…}``;
+        ``systemMessage`` for a notice; "" for nothing (HOSTS.md §1.4)."""
         from jev.hosts.base import cap, json_line
 
         out: dict[str, Any] = {}
-        if answer.steer is not None:
+        if (
+            answer.steer is not None
+            and hook is not None
+            and _at_least(self.version, STOP_CONTEXT_SINCE)
+        ):
+            # Non-error continuation: not shown to the user as a hook error; same loop
+            # protections as a block (HOSTS.md §1.4, hooks.md "Stop decision control").
+            out["hookSpecificOutput"] = {
+                "hookEventName": "Stop",
+                "additionalContext": cap(answer.steer),
+            }
+        elif answer.steer is not None:
             out["decision"] = "block"
             out["reason"] = answer.steer
         notice = cap(answer.notice.strip())
@@ -181,6 +209,47 @@ def _transcript_file(hook: HookInput) -> str:
     return path
 
 
+#: First Claude Code version with exec-form hooks (``args``; changelog 2.1.139).
+EXEC_FORM_SINCE = "2.1.139"
+#: First Claude Code version with non-error Stop feedback (``additionalContext``, 2.1.163).
+STOP_CONTEXT_SINCE = "2.1.163"
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    parts: list[int] = []
+    for piece in text.strip().split(" ", 1)[0].split("."):
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        if not digits:
+            break
+        parts.append(int(digits))
+    return tuple(parts)
+
+
+def _at_least(version: str, minimum: str) -> bool:
+    """True when ``version`` (e.g. ``2.1.240``) is known and ≥ ``minimum``."""
+    have = _version_tuple(version)
+    return bool(have) and have >= _version_tuple(minimum)
+
+
+def installed_version() -> str:
+    """The version printed by ``claude --version`` ("" when Claude Code is not on PATH
+    or does not answer within 10 s). The installer writes exec-form hooks only for a
+    version known to read them; an older host would run ``jev`` without arguments."""
+    import shutil
+    import subprocess
+
+    program = shutil.which("claude")
+    if program is None:
+        return ""
+    try:
+        proc = subprocess.run(
+            [program, "--version"], capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return proc.stdout.strip() if proc.returncode == 0 else ""
+
+
 class ClaudeCodeInstaller:
     """Claude Code settings files (HOSTS.md §1.1); ``timeout`` in seconds."""
 
@@ -218,11 +287,14 @@ class ClaudeCodeInstaller:
         """A ``command`` handler running ``jev hook <name>``."""
         from jev.hosts.install import SESSION_START_TIMEOUT_S, STATUS_MESSAGE, hook_command
 
-        handler: dict[str, Any] = {
-            "type": "command",
-            "command": hook_command(name, profile, exe),
-            "timeout": SESSION_START_TIMEOUT_S if event == "SessionStart" else timeout_s,
-        }
+        handler: dict[str, Any] = {"type": "command"}
+        if _at_least(installed_version(), EXEC_FORM_SINCE):
+            # Exec form: no shell, so a Windows path survives Git Bash and PowerShell.
+            args = ["hook", name, *(["--profile", profile] if profile else [])]
+            handler.update(command=str(exe), args=args)
+        else:
+            handler["command"] = hook_command(name, profile, exe)
+        handler["timeout"] = SESSION_START_TIMEOUT_S if event == "SessionStart" else timeout_s
         if event == "Stop":
             handler["statusMessage"] = STATUS_MESSAGE
         return handler
@@ -252,6 +324,73 @@ class ClaudeCodeInstaller:
 
 
 _INSTALLER = ClaudeCodeInstaller()
+
+
+class _Tail:
+    """What the end of a transcript says: the newest record's ``version``, every
+    ``promptId`` since the last typed prompt (its own included; a task notification
+    gets its own id), whether the turn ends in a tool call."""
+
+    def __init__(self) -> None:
+        self.version = ""
+        self.prompt_ids: set[str] = set()
+        self.in_tool: bool | None = None
+
+
+def _tail(path: str) -> _Tail:
+    """Read the transcript backwards to its last typed prompt (at most 4 MiB)."""
+    tail = _Tail()
+    budget = _MAX_LINE
+    try:
+        with open(path, "rb") as handle:
+            pos = handle.seek(0, 2)
+            rest = b""
+            while pos > 0 and budget > 0:
+                size = min(_BLOCK, pos)
+                pos -= size
+                budget -= size
+                handle.seek(pos)
+                lines = (handle.read(size) + rest).split(b"\n")
+                rest = lines[0] if pos > 0 else b""
+                for raw in reversed(lines if pos == 0 else lines[1:]):
+                    if _tail_line(tail, raw):
+                        return tail
+    except OSError:
+        pass
+    return tail
+
+
+def _tail_line(tail: _Tail, raw: bytes) -> bool:
+    """Fold one line (newest first) into ``tail``; True when the last prompt is found."""
+    try:
+        rec = json.loads(raw)
+    except ValueError:
+        return False
+    if not isinstance(rec, dict) or rec.get("isSidechain") is True:
+        return False
+    if not tail.version and isinstance(rec.get("version"), str):
+        tail.version = rec["version"]
+    if isinstance(rec.get("promptId"), str):
+        tail.prompt_ids.add(rec["promptId"])
+    kind = rec.get("type")
+    message = rec.get("message")
+    blocks = message.get("content") if isinstance(message, dict) else None
+    if kind == "user":
+        what, _ = classify_user(rec)
+        if tail.in_tool is None:
+            tail.in_tool = what == "tool_result"
+        if what == "prompt":
+            return True
+    elif kind == "assistant" and tail.in_tool is None:
+        calls = [b for b in blocks or () if isinstance(b, dict) and b.get("type") == "tool_use"]
+        tail.in_tool = bool(calls)
+    elif kind == "system" and tail.in_tool is None and rec.get("subtype") in _END_SUBTYPES:
+        tail.in_tool = False
+    return False
+
+
+#: ``system`` records written when a turn ends (HOSTS.md §1.5).
+_END_SUBTYPES = frozenset({"stop_hook_summary", "turn_duration"})
 
 
 def _no_todo_since_last_prompt(path: str) -> bool:

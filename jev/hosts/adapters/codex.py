@@ -85,25 +85,35 @@ class CodexAdapter:
     def read_turn(self, hook: HookInput, index: SessionIndex, session: str) -> Turn:
         """The current turn from the rollout (see the module docstring).
 
+        ``transcript_path: null`` (a turn without a readable rollout) is a silent skip:
+        Todo use cannot be known. Without ``last_assistant_message``, a rollout whose
+        current turn ends in a tool call is not audited as if the turn were over.
+
         Raises:
-            MaterialMissing: no ``transcript_path``, or it is not a file.
+            MaterialMissing: ``transcript_path`` names no file.
             UsageError: the rollout cannot be read.
         """
+        from dataclasses import replace
         from pathlib import Path
 
         from jev.errors import MaterialMissing
-        from jev.hosts.transcript import read_current_turn
+        from jev.hosts.transcript import Turn, read_current_turn
 
         path = hook.transcript_path
         if not path:
-            raise MaterialMissing(
-                f"the {self.name} hook received no transcript_path, so the turn's request "
-                "and Todo list cannot be read"
+            reason = "no readable transcript (transcript_path is null): Todo use unknown"
+            return Turn(
+                0, hook.turn_id or "unknown", None, False, "skipped", reason, False, "missing"
             )
         if not Path(path).is_file():
             what = "is not a file" if Path(path).exists() else "does not exist (yet)"
             raise MaterialMissing(f"the transcript {path} {what}")
-        return read_current_turn(path, "codex", last_assistant_message=hook.last_assistant_message)
+        turn = read_current_turn(path, "codex", last_assistant_message=hook.last_assistant_message)
+        if hook.last_assistant_message is None and _ends_in_tool(path):
+            reason = "the transcript does not show the end of this turn (it ends in a tool call)"
+            status = "missing" if turn.todo_used else "skipped"
+            return replace(turn, material=None, status=status, reason=reason)
+        return turn
 
     def reread(self, entry: Mapping[str, Any]) -> Turn | None:
         """The current turn of the session's rollout (``jev retry``)."""
@@ -114,7 +124,7 @@ class CodexAdapter:
 
     def render(self, answer: HookAnswer, hook: HookInput | None = None) -> tuple[str, str]:
         """``{"decision":"block","reason":…}`` to steer, ``systemMessage`` for a notice,
-        "" for nothing (``stop.rs``: empty stdout on exit 0 is success)."""
+        ``{"continue": true}`` for nothing."""
         from jev.hosts.base import cap, json_line
 
         out: dict[str, Any] = {}
@@ -124,7 +134,10 @@ class CodexAdapter:
         notice = cap(answer.notice.strip())
         if notice:
             out["systemMessage"] = notice
-        return (json_line(out) if out else ""), ""
+        # On allow, {"continue": true}: empty stdout was rejected as invalid Stop output
+        # by some versions (warpdotdev/claude-code-warp#84, oraios/serena#1533) and {}
+        # by others (zilliztech/memsearch#592); {"continue": true} passed (HOSTS.md §3.3).
+        return json_line(out or {"continue": True}), ""
 
     def render_session_start(self, context: str | None) -> str:
         """Jev installs no Codex SessionStart hook."""
@@ -197,5 +210,52 @@ class CodexInstaller:
 
 
 _INSTALLER = CodexInstaller()
+
+#: Rollout ``response_item`` payload types of a tool call or its output.
+_TOOL_ITEMS = frozenset(
+    {
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "local_shell_call",
+        "local_shell_call_output",
+        "web_search_call",
+    }
+)
+#: ``event_msg`` payload types that end a turn.
+_END_EVENTS = frozenset({"task_complete", "turn_complete", "turn_aborted"})
+
+
+def _ends_in_tool(path: str) -> bool:
+    """True when the rollout's newest turn item is a tool call or output (the last
+    64 KiB read; a final agent message or a turn-end event says False)."""
+    import json
+
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, 2)
+            handle.seek(max(0, size - (1 << 16)))
+            lines = handle.read().split(b"\n")
+    except OSError:
+        return False
+    for raw in reversed(lines):
+        try:
+            rec = json.loads(raw)
+        except ValueError:
+            continue
+        payload = rec.get("payload") if isinstance(rec, dict) else None
+        if not isinstance(payload, dict):
+            continue
+        kind = payload.get("type")
+        if rec.get("type") == "event_msg" and kind in _END_EVENTS:
+            return False
+        if rec.get("type") == "response_item":
+            if kind in _TOOL_ITEMS:
+                return True
+            if kind == "message" and payload.get("role") == "assistant":
+                return False
+    return False
+
 
 ADAPTER: HostAdapter = CodexAdapter()
