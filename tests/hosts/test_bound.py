@@ -41,6 +41,7 @@ from jev.api import Auditor
 from jev.domain import JudgeAnswer, JudgeInfo, JudgeInput, Numbering
 from jev.errors import TransportError
 from jev.hosts.hook import HookResult, run_stop_hook
+from jev.hosts.registry import host_names
 from jev.settings import save_settings
 from jev.store import Store
 from tests.hosts_e2e.harness import ClaudeCodeSim, CodexSim
@@ -293,8 +294,15 @@ def make_machine(host: str, root: Path) -> type[RuleBasedStateMachine]:
     return Bound
 
 
-@pytest.mark.parametrize("host", ["claude-code", "codex"])
+#: Hosts with a simulator in :class:`Host`; an adapter added without one is reported
+#: as skipped here (never as passed) until its simulator is added.
+SIMULATED = ("claude-code", "codex")
+
+
+@pytest.mark.parametrize("host", host_names())
 def test_bound_holds_whatever_the_host_does(host: str, tmp_path: Path) -> None:
+    if host not in SIMULATED:
+        pytest.skip(f"no host simulator for {host} in this test yet")
     run_state_machine_as_test(
         make_machine(host, tmp_path),
         settings=settings(
