@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from jev.backread import BLOCK, lines_backward
 from jev.domain import Material
 from jev.errors import MaterialMissing, UsageError
 
@@ -309,42 +310,19 @@ def iter_records(path: Path, stats: LineStats) -> Iterator[tuple[int, dict[str, 
 
 
 def iter_records_backward(
-    path: Path, stats: LineStats, block: int = 1 << 16
+    path: Path, stats: LineStats, block: int = BLOCK
 ) -> Iterator[tuple[int, dict[str, object]]]:
-    """Yield ``(byte offset, record)`` for each JSON-object line, last to first.
-
-    Reads ``block``-byte blocks from the end, so stopping early costs only the
-    bytes after the stopping point. Pieces of a long line are joined once, never
-    re-concatenated per block.
+    """Yield ``(byte offset, record)`` for each JSON-object line, last to first
+    (:func:`jev.backread.lines_backward`: stopping early costs only the bytes after
+    the stopping point).
 
     Raises:
         UsageError: the file cannot be opened or read.
     """
     try:
-        with path.open("rb") as handle:
-            pos = handle.seek(0, 2)
-            parts: list[bytes] = []  # pieces of the current line, right to left
-            while pos > 0:
-                size = min(block, pos)
-                pos -= size
-                handle.seek(pos)
-                chunk = handle.read(size)
-                end = len(chunk)
-                while True:
-                    nl = chunk.rfind(b"\n", 0, end)
-                    if nl < 0:
-                        parts.append(chunk[:end])
-                        break
-                    parts.append(chunk[nl + 1 : end])
-                    raw = b"".join(reversed(parts))
-                    parts = []
-                    rec = _parse_line(raw, stats)
-                    if rec is not None:
-                        yield pos + nl + 1, rec
-                    end = nl
-            if parts:
-                rec = _parse_line(b"".join(reversed(parts)), stats)
-                if rec is not None:
-                    yield 0, rec
+        for offset, raw in lines_backward(path, block=block):
+            rec = _parse_line(raw, stats)
+            if rec is not None:
+                yield offset, rec
     except OSError as exc:
         raise UsageError(f"{path}: cannot be read ({exc.strerror}).") from None

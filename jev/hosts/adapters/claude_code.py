@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 
+from jev.backread import LineTooLong, lines_backward
 from jev.hosts.cc_records import TODO_TOOLS, classify_user
 
 TYPE_CHECKING = False  # no ``typing`` import on the fast path
@@ -39,7 +40,6 @@ __all__ = ["ADAPTER", "TODO_TOOLS_ENV", "ClaudeCodeAdapter", "ClaudeCodeInstalle
 TODO_TOOLS_ENV = "CLAUDE_CODE_ENABLE_TODO_TOOLS"
 
 _MARKERS = tuple(f'"{name}"'.encode() for name in sorted(TODO_TOOLS))
-_BLOCK = 1 << 16
 #: A line longer than this (bytes) is left to the full reader.
 _MAX_LINE = 4 << 20
 
@@ -395,22 +395,13 @@ _END_SUBTYPES = frozenset({"stop_hook_summary", "turn_duration"})
 
 def _no_todo_since_last_prompt(path: str) -> bool:
     """True when no Todo-tool name appears after (and in) the last typed-prompt record."""
-    with open(path, "rb") as handle:
-        pos = handle.seek(0, 2)
-        tail = b""  # start of the line that continues into the block read before
-        while pos > 0:
-            size = min(_BLOCK, pos)
-            pos -= size
-            handle.seek(pos)
-            chunk = handle.read(size) + tail
-            lines = chunk.split(b"\n")
-            tail = lines[0] if pos > 0 else b""
-            for raw in reversed(lines if pos == 0 else lines[1:]):
-                verdict = _line_verdict(raw)
-                if verdict is not None:
-                    return verdict
-            if len(tail) > _MAX_LINE:
-                return False  # a pathological line: let the full reader deal with it
+    try:
+        for _, raw in lines_backward(path, max_line=_MAX_LINE):
+            verdict = _line_verdict(raw)
+            if verdict is not None:
+                return verdict
+    except LineTooLong:
+        return False  # a pathological line: let the full reader deal with it
     return False  # no typed prompt at all: the full hook decides (material missing, …)
 
 

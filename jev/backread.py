@@ -1,0 +1,67 @@
+"""Jev's one backward file reader: a file's lines from its end (stdlib ``os`` only).
+
+The Stop hook reads a transcript from its end to the last turn, so its cost follows
+the turn, not the session; both the hook's fast path and the full transcript readers
+use :func:`lines_backward`. It imports nothing beyond ``os``, so the fast path stays
+light.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+__all__ = ["BLOCK", "LineTooLong", "lines_backward"]
+
+#: Bytes read per block from the end of the file.
+BLOCK = 1 << 16
+
+
+class LineTooLong(ValueError):
+    """A line grew past the caller's ``max_line`` bytes before its start was found."""
+
+
+def lines_backward(
+    path: str | os.PathLike[str], *, block: int = BLOCK, max_line: int | None = None
+) -> Iterator[tuple[int, bytes]]:
+    """Yield ``(byte offset, line)`` for each line of the file, last to first.
+
+    Lines are split on ``b"\\n"`` and yielded without it (a file ending in a newline
+    yields an empty last line first). Reads ``block``-byte blocks from the end, so
+    stopping early costs only the bytes after the stopping point; the pieces of a long
+    line are joined once.
+
+    Args:
+        path: the file.
+        block: bytes per read.
+        max_line: raise :class:`LineTooLong` once the line being assembled is longer
+            than this many bytes (``None``: no limit).
+
+    Raises:
+        OSError: the file cannot be opened or read.
+        LineTooLong: see ``max_line``.
+    """
+    with open(path, "rb") as handle:
+        pos = handle.seek(0, os.SEEK_END)
+        parts: list[bytes] = []  # pieces of the current line, right to left
+        size_so_far = 0
+        while pos > 0:
+            size = min(block, pos)
+            pos -= size
+            handle.seek(pos)
+            chunk = handle.read(size)
+            end = len(chunk)
+            while True:
+                nl = chunk.rfind(b"\n", 0, end)
+                if nl < 0:
+                    parts.append(chunk[:end])
+                    size_so_far += end
+                    if max_line is not None and size_so_far > max_line:
+                        raise LineTooLong(f"a line of {path} is longer than {max_line} bytes")
+                    break
+                parts.append(chunk[nl + 1 : end])
+                yield pos + nl + 1, b"".join(reversed(parts))
+                parts, size_so_far = [], 0
+                end = nl
+        if parts:
+            yield 0, b"".join(reversed(parts))
