@@ -340,22 +340,12 @@ class _Tail:
 def _tail(path: str) -> _Tail:
     """Read the transcript backwards to its last typed prompt (at most 4 MiB)."""
     tail = _Tail()
-    budget = _MAX_LINE
     try:
-        with open(path, "rb") as handle:
-            pos = handle.seek(0, 2)
-            rest = b""
-            while pos > 0 and budget > 0:
-                size = min(_BLOCK, pos)
-                pos -= size
-                budget -= size
-                handle.seek(pos)
-                lines = (handle.read(size) + rest).split(b"\n")
-                rest = lines[0] if pos > 0 else b""
-                for raw in reversed(lines if pos == 0 else lines[1:]):
-                    if _tail_line(tail, raw):
-                        return tail
-    except OSError:
+        start = os.path.getsize(path) - _MAX_LINE  # lines starting before it are not read
+        for offset, raw in lines_backward(path, max_line=_MAX_LINE):
+            if offset < start or _tail_line(tail, raw):
+                return tail
+    except (OSError, LineTooLong):
         pass
     return tail
 
