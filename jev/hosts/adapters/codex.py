@@ -204,8 +204,8 @@ class CodexInstaller:
     def notes(self) -> tuple[str, ...]:
         """Codex re-asks the user to trust a new or changed hook (HOSTS.md §3.3)."""
         return (
-            "note: Codex runs hooks from hooks.json only after you review and trust them "
-            "(/hooks in Codex).",
+            "note: Codex runs a new or changed hook only after you review and trust it "
+            "(/hooks in Codex): after this install, open /hooks and trust Jev's Stop hook.",
         )
 
 
