@@ -1,0 +1,320 @@
+"""Turns of a GitHub Copilot CLI session (``events.jsonl``) — SPEC §2, §3; HOSTS.md §5.1.
+
+Stdlib only (``json``, ``sqlite3``): the Copilot stop hook imports this on its path.
+
+Decided on the two real Copilot CLI 1.0.74 files in ``tests/fixtures/real/`` (from
+``../shared/real/``). Each line is an event ``{type, data, id, timestamp, parentId}``;
+subagent events carry a top-level ``agentId`` and are ignored (root turns only, SPEC
+§2).
+
+**Turns.** A root ``user.message`` typed while the agent was idle (``delivery:
+"idle"`` or none, no ``source``) opens a turn, keyed by its ``interactionId`` (the
+host's prompt identity: every event of that prompt carries it, also after a
+background-agent notification continues the work). Messages typed while the agent
+runs (``delivery: "steering"``) are the user's adjustments of the open turn (SPEC §3).
+Messages with a ``source`` (``system`` reminders, ``agent-…`` subagent briefs) are not
+the user's. A message that is Jev's own supplement (Copilot enqueues a block's
+``reason`` as the next prompt, HOSTS.md §5.1) continues the open turn. The request is
+``data.content`` (what the user typed), never ``transformedContent`` (host context).
+
+**Todo list.** Copilot keeps todos in a per-session SQL database that the agent writes
+with its ``sql`` tool (``todos``: id, title, description, status
+``pending|in_progress|done|blocked``, created_at, updated_at; ``todo_deps``; the system
+prompt of the real files). :class:`TodoTable` rebuilds the table by running every
+successful ``sql`` call on the ``session`` database, in order, in an in-memory SQLite
+database created with that schema (an authorizer refuses ``ATTACH``, so nothing touches
+a file). A turn used the Todo list when one of its statements wrote to ``todos``; a
+``SELECT`` is not a use. The list is the table's rows in creation order (``done`` ->
+``completed``; ``blocked`` keeps its word, :func:`jev.hosts.readkit.marked_item`).
+:func:`read_current_turn` prefers the host's own database file when one with a
+``todos`` table sits next to ``events.jsonl`` (read-only); see :func:`session_db_rows`.
+
+**Final answer.** The later of the turn's last root ``assistant.message`` with text and
+its last ``session.task_complete`` ``summary`` (autopilot's ``task_complete`` tool).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from jev.domain import Material, TodoItem
+from jev.errors import UsageError
+from jev.hosts.readkit import (
+    SupplementTest,
+    as_dict,
+    as_str,
+    is_jev_supplement,
+    marked_item,
+)
+from jev.hosts.transcript import REASON_NO_TODO, Turn, no_turn_error
+
+__all__ = [
+    "TODO_SCHEMA",
+    "TodoTable",
+    "read_current_turn",
+    "read_turns",
+    "scan",
+    "session_db_rows",
+]
+
+#: The pre-existing tables Copilot CLI 1.0.74 announces in its system prompt.
+TODO_SCHEMA = (
+    "CREATE TABLE todos (id TEXT PRIMARY KEY, title TEXT, description TEXT, "
+    "status TEXT DEFAULT 'pending', created_at TEXT DEFAULT CURRENT_TIMESTAMP, "
+    "updated_at TEXT DEFAULT CURRENT_TIMESTAMP);"
+    "CREATE TABLE todo_deps (todo_id TEXT, depends_on TEXT, PRIMARY KEY (todo_id, depends_on));"
+)
+_STATUS = {"pending": "pending", "in_progress": "in_progress", "done": "completed"}
+_WRITES = frozenset({sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE})
+_DENIED = frozenset({sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH})
+#: SQLite virtual-machine steps one replayed statement may take (runaway guard).
+_MAX_STEPS = 2_000_000
+_ROWS = "SELECT id, title, description, status FROM todos ORDER BY created_at, rowid"
+
+
+def _items(rows: Iterable[tuple[Any, ...]]) -> tuple[TodoItem, ...]:
+    items: list[TodoItem] = []
+    for _id, title, description, status in rows:
+        content = str(title or description or _id or "")
+        items.append(marked_item(content, str(status or "pending"), _STATUS))
+    return tuple(items)
+
+
+class TodoTable:
+    """An in-memory replay of the session's ``todos`` table (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._db = sqlite3.connect(":memory:")
+        self._db.executescript(TODO_SCHEMA)
+        self._wrote = False
+        self._db.set_authorizer(self._authorize)
+        steps = [0]
+
+        def guard() -> int:
+            steps[0] += 1
+            return 1 if steps[0] * 1000 > _MAX_STEPS else 0
+
+        self._steps = steps
+        self._db.set_progress_handler(guard, 1000)
+
+    def _authorize(self, action: int, arg1: str | None, *_: Any) -> int:
+        if action in _DENIED:
+            return sqlite3.SQLITE_DENY
+        if action in _WRITES and (arg1 or "").lower() == "todos":
+            self._wrote = True
+        return sqlite3.SQLITE_OK
+
+    def run(self, query: str) -> bool:
+        """Run one ``sql`` call's query; return True when it wrote to ``todos``.
+
+        A query the replay cannot run (an error in it, a table Jev does not model)
+        changes nothing: SQLite undoes the failed statement; earlier statements of the
+        same call stay, as they did in the host.
+        """
+        self._wrote = False
+        self._steps[0] = 0
+        with contextlib.suppress(sqlite3.Error, ValueError):
+            self._db.executescript(query)
+        return self._wrote
+
+    def items(self) -> tuple[TodoItem, ...]:
+        """The table's rows as Todo items, in creation order."""
+        try:
+            return _items(self._db.execute(_ROWS).fetchall())
+        except sqlite3.Error:
+            return ()
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def session_db_rows(events_path: Path) -> tuple[TodoItem, ...] | None:
+    """The ``todos`` rows of the host's own session database, or ``None``.
+
+    Copilot keeps per-session state next to ``events.jsonl``
+    (``~/.copilot/session-state/<id>/``). The file name of the SQL database is not
+    documented [U], so every ``*.db``/``*.sqlite``/``*.sqlite3`` file in that folder is
+    opened read-only and the first one with a ``todos`` table is used.
+    """
+    folder = events_path.parent
+    try:
+        candidates = sorted(
+            p for p in folder.iterdir() if p.suffix in (".db", ".sqlite", ".sqlite3")
+        )
+    except OSError:
+        return None
+    for candidate in candidates:
+        try:
+            uri = candidate.absolute().as_uri() + "?mode=ro"
+            with sqlite3.connect(uri, uri=True, timeout=1.0) as db:
+                return _items(db.execute(_ROWS).fetchall())
+        except sqlite3.Error:
+            continue
+    return None
+
+
+@dataclass
+class _Acc:
+    key: str
+    opening: str
+    request: list[str] = field(default_factory=list)
+    todo_used: bool = False
+    todos: tuple[TodoItem, ...] = ()
+    answer: str = ""
+    stops: int = 0
+    supplements: int = 0
+
+
+def _accs(
+    records: Iterable[dict[str, Any]], is_supplement: SupplementTest | None
+) -> tuple[list[_Acc], str]:
+    test = is_supplement or is_jev_supplement
+    table = TodoTable()
+    pending: dict[str, str] = {}  # toolCallId -> sql query awaiting completion
+    accs: list[_Acc] = []
+    cur: _Acc | None = None
+    session = ""
+    try:
+        for rec in records:
+            if "agentId" in rec:
+                continue  # a subagent's event
+            etype = rec.get("type")
+            data = as_dict(rec.get("data"))
+            if etype == "session.start":
+                session = as_str(data.get("sessionId")) or session
+            elif etype == "user.message":
+                text = as_str(data.get("content")).strip()
+                if not text or data.get("source"):
+                    continue
+                if test(text):
+                    if cur is not None:
+                        cur.supplements += 1
+                    continue
+                if data.get("delivery") == "steering" and cur is not None:
+                    cur.request.append(text)
+                    continue
+                key = as_str(data.get("interactionId")) or as_str(rec.get("id"))
+                cur = _Acc(key=key, opening="prompt", request=[text])
+                accs.append(cur)
+            elif etype == "assistant.message":
+                if cur is None:
+                    cur = _Acc(key=as_str(data.get("interactionId")), opening="missing")
+                    accs.append(cur)
+                text = as_str(data.get("content")).strip()
+                if text:
+                    cur.answer = text
+            elif etype == "session.task_complete" and cur is not None:
+                summary = as_str(data.get("summary")).strip()
+                if summary:
+                    cur.answer = summary
+            elif etype == "tool.execution_start" and data.get("toolName") == "sql":
+                args = as_dict(data.get("arguments"))
+                database = as_str(args.get("database")) or "session"
+                query = as_str(args.get("query"))
+                if database == "session" and query:
+                    pending[as_str(data.get("toolCallId"))] = query
+            elif etype == "tool.execution_complete":
+                query = pending.pop(as_str(data.get("toolCallId")), "")
+                wrote = bool(query) and data.get("success") is True and table.run(query)
+                if wrote and cur is not None:
+                    cur.todo_used = True
+                if cur is not None and cur.todo_used:
+                    cur.todos = table.items()
+            elif etype == "hook.start" and data.get("hookType") == "agentStop" and cur is not None:
+                cur.stops += 1
+    finally:
+        table.close()
+    return accs, session
+
+
+def scan(
+    records: Iterable[dict[str, Any]], *, is_supplement: SupplementTest | None = None
+) -> list[Turn]:
+    """Events (file order) -> numbered root turns. Pure (in-memory SQLite only)."""
+    accs, _ = _accs(records, is_supplement)
+    return [_to_turn(a, n) for n, a in enumerate(accs, start=1)]
+
+
+def _to_turn(acc: _Acc, number: int, todos: tuple[TodoItem, ...] | None = None) -> Turn:
+    material: Material | None = Material(
+        request=tuple(acc.request),
+        todos=(acc.todos if todos is None else todos) if acc.todo_used else (),
+        final_answer=acc.answer,
+        todo_used=acc.todo_used,
+    )
+    if acc.opening == "missing":
+        status = "missing"
+        reason = "material missing: the turn's user message is not in the Copilot events file"
+        material = None
+    elif not acc.todo_used:
+        status, reason = "skipped", REASON_NO_TODO
+    else:
+        status, reason = "ready", ""
+    return Turn(
+        number=number,
+        key=acc.key,
+        material=material,
+        todo_used=acc.todo_used,
+        status=status,
+        reason=reason,
+        ended_by_interrupt=False,
+        opening=acc.opening,
+    )
+
+
+def _events(path: Path) -> Iterable[dict[str, Any]]:
+    try:
+        with path.open("rb") as handle:
+            for raw in handle:
+                text = raw.decode("utf-8", errors="replace").lstrip("\ufeff").strip()
+                if not text:
+                    continue
+                try:
+                    rec = json.loads(text)
+                except (ValueError, RecursionError):
+                    continue
+                if isinstance(rec, dict):
+                    yield rec
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be read ({exc.strerror}).") from None
+
+
+def read_turns(path: str | Path, *, is_supplement: SupplementTest | None = None) -> list[Turn]:
+    """Every root turn of a Copilot CLI ``events.jsonl``, in order (SPEC §2, §3).
+
+    Raises:
+        UsageError: the file is missing or unreadable.
+    """
+    return scan(_events(Path(path)), is_supplement=is_supplement)
+
+
+def read_current_turn(
+    path: str | Path, *, is_supplement: SupplementTest | None = None, use_session_db: bool = True
+) -> Turn:
+    """The last root turn (``number`` 0). Reads the whole file (the todo table is
+    session state). With ``use_session_db`` the host's own database, when found
+    (:func:`session_db_rows`), gives the current rows instead of the replay.
+
+    Raises:
+        UsageError: unreadable file.
+        MaterialMissing: no turn yet.
+    """
+    path = Path(path)
+    accs, _ = _accs(_events(path), is_supplement)
+    if not accs:
+        raise no_turn_error(path)
+    last = accs[-1]
+    rows = session_db_rows(path) if use_session_db and last.todo_used else None
+    return replace(_to_turn(last, 0, rows), number=0)
+
+
+def current_turn_stops(path: str | Path) -> int:
+    """``agentStop`` hook starts already logged in the current root turn (diagnostics)."""
+    accs, _ = _accs(_events(Path(path)), None)
+    return accs[-1].stops if accs else 0

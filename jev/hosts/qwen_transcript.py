@@ -1,0 +1,243 @@
+"""Turns of a Qwen Code session transcript (JSONL) — SPEC §2, §3; HOSTS.md §5.1.
+
+Stdlib only: the Qwen Code stop hook imports this on its path.
+
+Source: QwenLM/qwen-code ``packages/core/src/services/chatRecordingService.ts``
+(``ChatRecord``, ``recordUserMessage``, ``recordMidTurnUserMessage``,
+``recordNotification``, ``recordAssistantTurn``, ``recordToolResult``) and
+``packages/core/src/tools/todoWrite.ts``. Qwen Code's hooks are Claude-style, but its
+transcript is **not** Claude Code's: every line is a ``ChatRecord``
+``{uuid, parentUuid, sessionId, timestamp, type: user|assistant|tool_result|system,
+subtype?, promptId?, message?: {role, parts: [...]}, systemPayload?, isSidechain?,
+agentId?}`` whose ``message`` is a Gemini-API ``Content``. No real Qwen session with
+``todo_write`` exists under a reusable license (../shared/real/README.md), so the
+fixtures are source-derived.
+
+* **Active branch.** Records form a tree through ``parentUuid`` (rewind and ``/branch``
+  fork it); the current conversation is the chain from the file's last record back to
+  the root. Records of subagents (``isSidechain`` or ``agentId``) are left out.
+* **Turns.** A ``user`` record without ``subtype`` is a typed prompt and opens a turn,
+  keyed by its ``promptId`` (else its ``uuid``); its text is
+  ``systemPayload.displayText`` (what the user typed) or the text parts. A
+  ``mid_turn_user_message`` is the user's adjustment of the open turn (SPEC §3).
+  ``notification``/``cron`` records open a turn nobody typed: its request is empty, so
+  a Todo turn there is ``missing``. ``goal_runtime``/``realtime_message`` are ignored.
+  Jev's own supplement coming back as a prompt continues the open turn.
+* **Todo list.** ``todo_write`` ``functionCall`` parts in ``assistant`` records carry the
+  whole list ``{todos: [{id, content, status, blockedBy?}]}``; the latest call of the
+  turn is the list. ``blockedBy`` is kept as ``[blocked by …]`` on open items.
+* **Final answer.** The text parts (not ``thought``) of the turn's last ``assistant``
+  record with text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from jev.domain import Material, TodoItem
+from jev.errors import UsageError
+from jev.hosts.readkit import (
+    SupplementTest,
+    as_dict,
+    as_list,
+    as_str,
+    is_jev_supplement,
+    marked_item,
+)
+from jev.hosts.transcript import REASON_NO_TODO, Turn, no_turn_error
+
+__all__ = ["TODO_TOOLS", "active_chain", "read_current_turn", "read_turns", "scan"]
+
+#: Qwen Code's Todo tool (``todoWrite.ts``).
+TODO_TOOLS = frozenset({"todo_write"})
+_STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "completed"}
+_SYSTEM_OPENERS = frozenset({"notification", "cron"})
+
+
+def active_chain(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records on the active branch, root first (see the module docstring).
+
+    Starts at the last record that has a ``uuid`` and follows ``parentUuid``; a record
+    seen twice ends the walk (a cycle in a damaged file). Records without ``uuid`` are
+    dropped.
+    """
+    by_uuid: dict[str, dict[str, Any]] = {}
+    last = ""
+    for rec in records:
+        uuid = as_str(rec.get("uuid"))
+        if uuid:
+            by_uuid[uuid] = rec
+            last = uuid
+    chain: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    cursor = last
+    while cursor and cursor in by_uuid and cursor not in seen:
+        seen.add(cursor)
+        rec = by_uuid[cursor]
+        chain.append(rec)
+        cursor = as_str(rec.get("parentUuid"))
+    chain.reverse()
+    return chain
+
+
+def _parts_text(message: Any) -> str:
+    return "".join(
+        as_str(p.get("text"))
+        for p in as_list(as_dict(message).get("parts"))
+        if isinstance(p, dict) and p.get("thought") is not True
+    )
+
+
+def _display(rec: dict[str, Any]) -> str:
+    shown = as_str(as_dict(rec.get("systemPayload")).get("displayText"))
+    return (shown or _parts_text(rec.get("message"))).strip()
+
+
+def todo_items(args: Any) -> tuple[TodoItem, ...] | None:
+    """The list of one ``todo_write`` call, or ``None`` when ``todos`` is no list."""
+    todos = as_dict(args).get("todos")
+    if not isinstance(todos, list):
+        return None
+    items: list[TodoItem] = []
+    for todo in todos:
+        if not isinstance(todo, dict):
+            continue
+        content = as_str(todo.get("content"))
+        blocked = [str(b) for b in as_list(todo.get("blockedBy")) if isinstance(b, (str, int))]
+        item = marked_item(content, as_str(todo.get("status")) or "pending", _STATUS)
+        if blocked and item.status != "completed":
+            item = TodoItem(f"[blocked by {', '.join(blocked)}] {item.content}", item.status)
+        items.append(item)
+    return tuple(items)
+
+
+@dataclass
+class _Acc:
+    key: str
+    opening: str
+    request: list[str] = field(default_factory=list)
+    todo_used: bool = False
+    todos: tuple[TodoItem, ...] = ()
+    answer: str = ""
+
+
+def scan(
+    records: Iterable[dict[str, Any]], *, is_supplement: SupplementTest | None = None
+) -> list[Turn]:
+    """Active-branch records (root first) -> numbered root turns. Pure."""
+    test = is_supplement or is_jev_supplement
+    accs: list[_Acc] = []
+    cur: _Acc | None = None
+    for rec in records:
+        if rec.get("isSidechain") is True or rec.get("agentId"):
+            continue
+        rtype = rec.get("type")
+        subtype = rec.get("subtype")
+        if rtype == "user":
+            text = _display(rec)
+            if subtype is None:
+                if not text:
+                    continue
+                if test(text):
+                    continue  # Jev's supplement: the turn goes on
+                key = as_str(rec.get("promptId")) or as_str(rec.get("uuid"))
+                cur = _Acc(key=key, opening="prompt", request=[text])
+                accs.append(cur)
+            elif subtype == "mid_turn_user_message" and cur is not None and text:
+                if not test(text):
+                    cur.request.append(text)
+            elif subtype in _SYSTEM_OPENERS:
+                cur = _Acc(key=as_str(rec.get("uuid")), opening="notification")
+                accs.append(cur)
+        elif rtype == "assistant":
+            if cur is None:
+                cur = _Acc(key=as_str(rec.get("uuid")), opening="missing")
+                accs.append(cur)
+            text = _parts_text(rec.get("message")).strip()
+            if text:
+                cur.answer = text
+            for part in as_list(as_dict(rec.get("message")).get("parts")):
+                call = as_dict(as_dict(part).get("functionCall"))
+                if as_str(call.get("name")) in TODO_TOOLS:
+                    cur.todo_used = True
+                    items = todo_items(call.get("args"))
+                    if items is not None:
+                        cur.todos = items
+    return [_to_turn(a, n) for n, a in enumerate(accs, start=1)]
+
+
+def _to_turn(acc: _Acc, number: int) -> Turn:
+    material: Material | None = Material(
+        request=tuple(acc.request),
+        todos=acc.todos if acc.todo_used else (),
+        final_answer=acc.answer,
+        todo_used=acc.todo_used,
+    )
+    if acc.opening == "missing":
+        status = "missing"
+        reason = "material missing: the turn's user prompt is not on the transcript's active branch"
+        material = None
+    elif not acc.todo_used:
+        status, reason = "skipped", REASON_NO_TODO
+    elif not acc.request:
+        status = "missing"
+        reason = "material missing: the turn was opened by a notification, not by a user request"
+        material = None
+    else:
+        status, reason = "ready", ""
+    return Turn(
+        number=number,
+        key=acc.key,
+        material=material,
+        todo_used=acc.todo_used,
+        status=status,
+        reason=reason,
+        ended_by_interrupt=False,
+        opening="prompt" if acc.opening == "prompt" else acc.opening,
+    )
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    try:
+        with path.open("rb") as handle:
+            for raw in handle:
+                text = raw.decode("utf-8", errors="replace").lstrip("\ufeff").strip()
+                if not text:
+                    continue
+                try:
+                    rec = json.loads(text)
+                except (ValueError, RecursionError):
+                    continue
+                if isinstance(rec, dict):
+                    out.append(rec)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be read ({exc.strerror}).") from None
+    return out
+
+
+def read_turns(path: str | Path, *, is_supplement: SupplementTest | None = None) -> list[Turn]:
+    """Every root turn on the active branch of a Qwen Code transcript (SPEC §2, §3).
+
+    Raises:
+        UsageError: the file is missing or unreadable.
+    """
+    return scan(active_chain(_records(Path(path))), is_supplement=is_supplement)
+
+
+def read_current_turn(path: str | Path, *, is_supplement: SupplementTest | None = None) -> Turn:
+    """The last root turn (``number`` 0); the whole file is read (the active branch is
+    found from its end).
+
+    Raises:
+        UsageError: unreadable file.
+        MaterialMissing: no turn yet.
+    """
+    turns = read_turns(path, is_supplement=is_supplement)
+    if not turns:
+        raise no_turn_error(Path(path))
+    return replace(turns[-1], number=0)
