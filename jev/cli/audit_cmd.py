@@ -39,7 +39,8 @@ def register(sub: Any) -> None:
         help="audit a turn file or a session transcript",
         description=(
             "Audit the current (last) turn of PATH, or --turn N, or --all-turns. PATH is a "
-            "generic turn JSON file, a Claude Code transcript (JSONL) or a Codex rollout."
+            "generic turn JSON file or a session transcript of Claude Code, Codex, Gemini CLI, "
+            "Cursor, Copilot CLI, Qwen Code or Factory Droid."
         ),
     )
     p.add_argument(
@@ -50,7 +51,17 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--from",
         dest="fmt",
-        choices=("auto", "turn", "claude-code", "codex"),
+        choices=(
+            "auto",
+            "turn",
+            "claude-code",
+            "codex",
+            "gemini",
+            "cursor",
+            "copilot",
+            "qwen",
+            "droid",
+        ),
         default="auto",
         help="input format (default: detected from the file)",
     )

@@ -1,10 +1,16 @@
 """Turns read from files: the :class:`Turn` type, format detection and dispatch.
 
-Jev reads a turn's material (SPEC §3) from three kinds of file:
+Jev reads a turn's material (SPEC §3) from these kinds of file:
 
 * ``turn``: the generic turn JSON (``schemas/turn.schema.json``, :mod:`jev.hosts.turnfile`);
 * ``claude-code``: a Claude Code session transcript (JSONL, :mod:`jev.hosts.claude_code`);
-* ``codex``: a Codex CLI rollout (JSONL, :mod:`jev.hosts.codex`).
+* ``codex``: a Codex CLI rollout (JSONL, :mod:`jev.hosts.codex`);
+* ``gemini``: a Gemini CLI chat (JSONL record stream or legacy ``.json``,
+  :mod:`jev.hosts.gemini_transcript`);
+* ``cursor``: a Cursor agent transcript (JSONL, :mod:`jev.hosts.cursor_transcript`);
+* ``copilot``: a GitHub Copilot CLI ``events.jsonl`` (:mod:`jev.hosts.copilot_transcript`);
+* ``qwen``: a Qwen Code session (JSONL, :mod:`jev.hosts.qwen_transcript`);
+* ``droid``: a Factory Droid session (JSONL, :mod:`jev.hosts.droid_transcript`).
 
 Stdlib only: the Stop hook imports this module on its fast path (common brief).
 The readers are imported lazily inside the functions so that a hook for one host
@@ -17,7 +23,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from jev.backread import BLOCK, lines_backward
 from jev.domain import Material
@@ -35,9 +41,26 @@ __all__ = [
     "read_turns",
 ]
 
-TurnFormat = Literal["turn", "claude-code", "codex"]
+TurnFormat = Literal["turn", "claude-code", "codex", "gemini", "cursor", "copilot", "qwen", "droid"]
 #: The file formats Jev reads turns from.
-FORMATS: tuple[str, ...] = ("turn", "claude-code", "codex")
+FORMATS: tuple[str, ...] = (
+    "turn",
+    "claude-code",
+    "codex",
+    "gemini",
+    "cursor",
+    "copilot",
+    "qwen",
+    "droid",
+)
+#: Readers of the formats beyond the generic/Claude Code/Codex ones: module path.
+_OTHER_READERS: dict[str, str] = {
+    "gemini": "jev.hosts.gemini_transcript",
+    "cursor": "jev.hosts.cursor_transcript",
+    "copilot": "jev.hosts.copilot_transcript",
+    "qwen": "jev.hosts.qwen_transcript",
+    "droid": "jev.hosts.droid_transcript",
+}
 
 #: Reasons shared by the readers (SPEC §2, §3, §14), so callers can compare them.
 REASON_NO_TODO = "no Todo use in this turn"
@@ -141,6 +164,9 @@ def detect_format(path: str | Path) -> TurnFormat:
         raise UsageError(f"{path}: cannot be read ({exc.strerror}).") from None
     if not head.strip():
         raise UsageError(f"{path}: the file is empty; there is no turn to read.")
+    head = head.removeprefix(b"\xef\xbb\xbf")
+    if head.lstrip().startswith((b"user:", b"assistant:")):
+        return "cursor"  # the older Cursor .txt transcript (its reader says so)
     for raw in head.splitlines()[:20]:
         try:
             rec = json.loads(raw.decode("utf-8", errors="replace"))
@@ -148,6 +174,9 @@ def detect_format(path: str | Path) -> TurnFormat:
             continue
         if not isinstance(rec, dict):
             continue
+        found = _sniff_other(rec)
+        if found is not None:
+            return found
         rtype = rec.get("type")
         if rtype in _CODEX_TYPES and "payload" in rec:
             return "codex"
@@ -162,10 +191,35 @@ def detect_format(path: str | Path) -> TurnFormat:
             doc = None
         if isinstance(doc, dict) and "request" in doc:
             return "turn"
+        if isinstance(doc, dict) and "projectHash" in doc and "messages" in doc:
+            return "gemini"
     raise UsageError(
-        f"{path}: cannot tell the format (not a Jev turn file, Claude Code transcript or "
-        "Codex rollout); pass the format explicitly (turn, claude-code or codex)."
+        f"{path}: cannot tell the format (not a Jev turn file or a transcript of "
+        f"{', '.join(FORMATS[1:])}); pass the format explicitly."
     )
+
+
+def _sniff_other(rec: dict[str, object]) -> TurnFormat | None:
+    """The format of one JSONL record of the newer hosts, or ``None`` (HOSTS.md §4, §5)."""
+    rtype = rec.get("type")
+    if isinstance(rtype, str) and "." in rtype and isinstance(rec.get("data"), dict):
+        return "copilot"  # events.jsonl: {type: "session.start", data: {…}}
+    if "projectHash" in rec or "$rewindTo" in rec or "$set" in rec:
+        return "gemini"
+    if rtype in ("user", "gemini") and "id" in rec and "uuid" not in rec and "content" in rec:
+        return "gemini"
+    message = rec.get("message")
+    if (
+        "systemPayload" in rec
+        or rtype == "tool_result"
+        or (isinstance(message, dict) and isinstance(message.get("parts"), list))
+    ):
+        return "qwen"
+    if rtype in ("session_start", "message") and "uuid" not in rec:
+        return "droid"
+    if rtype == "turn_ended" or (rtype is None and "role" in rec and isinstance(message, dict)):
+        return "cursor"
+    return None
 
 
 def _resolve(path: Path, fmt: str) -> str:
@@ -201,9 +255,17 @@ def read_turns(path: str | Path, fmt: str = "auto") -> list[Turn]:
         from jev.hosts.claude_code import read_turns as read_claude_turns
 
         return read_claude_turns(path)
+    if kind in _OTHER_READERS:
+        return list(_reader(kind).read_turns(path))
     from jev.hosts.codex import read_turns as read_codex_turns
 
     return read_codex_turns(path)
+
+
+def _reader(kind: str) -> Any:
+    import importlib
+
+    return importlib.import_module(_OTHER_READERS[kind])
 
 
 def read_current_turn(
@@ -236,6 +298,8 @@ def read_current_turn(
         from jev.hosts.claude_code import read_current_turn as read_claude_current
 
         turn = read_claude_current(path)
+    elif kind in _OTHER_READERS:
+        turn = _reader(kind).read_current_turn(path)
     else:
         from jev.hosts.codex import read_current_turn as read_codex_current
 

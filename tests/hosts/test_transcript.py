@@ -52,7 +52,7 @@ def test_detect_format_refuses_unknown_and_empty(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="not a regular file"):
         read_turns(tmp_path)
     with pytest.raises(UsageError, match="unknown turn format"):
-        read_turns(other, "gemini")
+        read_turns(other, "opencode")
 
 
 def test_explicit_format_is_used(tmp_path: Path) -> None:
