@@ -59,21 +59,24 @@ def is_jev_supplement(text: str, known: Iterable[str] = ()) -> bool:
 
     Args:
         text: a user-side message text from a transcript or a hook payload.
-        known: supplement texts Jev sent in this session (from its store); compared
-            after stripping whitespace, so a template override (``JEV_PROMPTS_DIR``)
-            without the standard first line is still recognised.
+        known: supplement texts Jev sent in this session (from its session index);
+            compared with runs of whitespace made one space, so a template override
+            (``JEV_PROMPTS_DIR``) without the standard first line is still recognised.
     """
-    stripped = text.strip()
-    if not stripped:
+    flat = " ".join(text.split())
+    if not flat:
         return False
-    if _SUPPLEMENT_HEAD.match(stripped):
+    if _SUPPLEMENT_HEAD.match(flat):
         return True
-    return any(stripped == k.strip() for k in known if k and k.strip())
+    return any(flat == " ".join(k.split()) for k in known if k and k.strip())
 
 
-def supplement_test(known: Iterable[str] = ()) -> SupplementTest:
-    """A one-argument :func:`is_jev_supplement` bound to ``known`` texts."""
-    frozen = tuple(k for k in known if k)
+def supplement_test(known: Iterable[Any] = ()) -> SupplementTest:
+    """A one-argument :func:`is_jev_supplement` bound to ``known`` supplements: texts,
+    or the session index's ``steers`` entries (dicts with a ``text``)."""
+    frozen = tuple(
+        k if isinstance(k, str) else as_str(as_dict(k).get("text")) for k in known if k
+    )
     return lambda text: is_jev_supplement(text, frozen)
 
 
