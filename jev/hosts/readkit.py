@@ -74,9 +74,7 @@ def is_jev_supplement(text: str, known: Iterable[str] = ()) -> bool:
 def supplement_test(known: Iterable[Any] = ()) -> SupplementTest:
     """A one-argument :func:`is_jev_supplement` bound to ``known`` supplements: texts,
     or the session index's ``steers`` entries (dicts with a ``text``)."""
-    frozen = tuple(
-        k if isinstance(k, str) else as_str(as_dict(k).get("text")) for k in known if k
-    )
+    frozen = tuple(k if isinstance(k, str) else as_str(as_dict(k).get("text")) for k in known if k)
     return lambda text: is_jev_supplement(text, frozen)
 
 
