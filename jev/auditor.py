@@ -39,6 +39,7 @@ Example (a plain agent loop; runs in the tests with a scripted judge)::
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -485,9 +486,22 @@ class Auditor:
         When ``result`` is a :class:`Decision` and a record was written, the decision
         carries the new record's id.
         """
+        written: list[Any] = []
+
+        def keep(row: Any) -> Any:
+            new_row, records, result = fn(row)
+            written[:] = list(records)
+            return new_row, records, result
+
         result, ids = self.store.update_turn_and_record(
-            key, fn, now=self._now, records_days=records_days
+            key, keep, now=self._now, records_days=records_days
         )
+        if ids:  # committed: export the audits (a no-op unless an OTLP endpoint is set)
+            from jev.telemetry import export_records
+
+            notice = export_records(written)
+            if notice:
+                print(notice, file=sys.stderr)
         if result is None:
             return None
         if not isinstance(result, Decision):  # pragma: no cover - programming error
