@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from jev.domain import (
     AuditOutcome,
@@ -18,6 +19,7 @@ from jev.domain import (
     Numbering,
     Settings,
     Usage,
+    Verdict,
 )
 from jev.errors import RETRY_AFTER_CAP_S, JudgeError, ResponseError, TransportError
 from jev.reply import parse_reply
@@ -84,10 +86,15 @@ class Attempts:
         """Whether another judge call is allowed."""
         return self.calls < self.max_calls
 
-    def base(self) -> AuditOutcome:
-        """The ``incomplete`` outcome carrying everything gathered so far."""
+    def base(
+        self,
+        status: Literal["verdict", "incomplete"] = "incomplete",
+        verdict: Verdict | None = None,
+    ) -> AuditOutcome:
+        """The outcome carrying everything gathered so far (``incomplete`` unless told)."""
         return AuditOutcome(
-            status="incomplete",
+            status=status,
+            verdict=verdict,
             judge=self.judge,
             input_chars=self.input_chars,
             budget_chars=self.settings.evidence_chars,
@@ -110,7 +117,7 @@ class Attempts:
         except ResponseError as exc:
             self.last_error = exc
             return None
-        return replace(self.base(), status="verdict", verdict=verdict)
+        return self.base("verdict", verdict)
 
     def on_error(self, exc: JudgeError) -> float | None:
         """Record a failed call: seconds to wait before retrying, or ``None`` to stop."""

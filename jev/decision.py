@@ -48,7 +48,12 @@ class Conclusion:
 
 
 def conclude(
-    before: LoopState, outcome: AuditOutcome, settings: Settings, *, steer: bool = True
+    before: LoopState,
+    outcome: AuditOutcome,
+    settings: Settings,
+    *,
+    steer: bool = True,
+    with_notice: bool = True,
 ) -> Conclusion:
     """Step 5: decide the loop (:func:`jev.loop.decide`) and render its texts (SPEC §8).
 
@@ -58,6 +63,8 @@ def conclude(
         settings: the profile (``max_supplements``, UI language fallback).
         steer: whether a supplement can be sent into the turn now (False for
             ``jev audit`` and a shell ``jev retry``: a problem goes to the user).
+        with_notice: render the user's notice (False: ``""``; offline replay, which
+            compares only what records store).
 
     Raises:
         ValueError: for an invalid ``max_supplements`` or outcome (see ``decide``).
@@ -67,7 +74,7 @@ def conclude(
     if action.kind == "supplement" and outcome.verdict is not None:
         supplement = supplement_text(outcome.verdict, action, outcome.language or "en")
     focus = outcome.verdict.focus if outcome.verdict is not None else None
-    notice = notice_for(after, action, focus, settings, outcome=outcome)
+    notice = notice_for(after, action, focus, settings, outcome=outcome) if with_notice else ""
     return Conclusion(after, action, supplement, notice)
 
 

@@ -296,10 +296,14 @@ def settings_of(record: Record) -> Settings:
     return base
 
 
-def outcome_from_replies(record: Record, numbering: Numbering) -> AuditOutcome:
+def outcome_from_replies(
+    record: Record, numbering: Numbering, settings: Settings | None = None
+) -> AuditOutcome:
     """Rebuild a record's audit outcome from its stored raw replies, through the live
     path's own call loop (:func:`jev.attempts.ask_until_verdict`): the stored replies
     are the judge's answers, in order, so the first valid reply wins exactly as live.
+
+    ``settings`` is the record's :func:`settings_of` snapshot when the caller has it.
 
     When no reply is valid the outcome is ``incomplete``: its error kind is the last
     reply's response-error kind, unless the stored kind is a transport failure (which
@@ -310,7 +314,7 @@ def outcome_from_replies(record: Record, numbering: Numbering) -> AuditOutcome:
     failure = None
     if stored is not None and (stored not in ResponseError.KINDS or not replies):
         failure = stored
-    settings = settings_of(record)
+    settings = settings or settings_of(record)
     calls = len(replies) + (1 if failure is not None or not replies else 0)
     judge = replace(settings.judge, technical_retries=max(0, calls - 1))
     attempts = Attempts(
@@ -403,6 +407,7 @@ def replay_record(record: Record) -> tuple[Difference, ...]:
     if record.material is None:
         raise ReplayError(f"a {record.status} record without material cannot be replayed")
     material = Material.from_json(record.material)
+    snapshot = settings_of(record)
     diffs: list[Difference] = []
 
     if record.status == "skipped" or not material.todo_used:
@@ -425,7 +430,7 @@ def replay_record(record: Record) -> tuple[Difference, ...]:
             return tuple(diffs)
         outcome = refused
     else:
-        outcome = outcome_from_replies(record, number(material))
+        outcome = outcome_from_replies(record, number(material), snapshot)
 
     if outcome.status != "skipped":
         stored_status = record.status
@@ -443,11 +448,11 @@ def replay_record(record: Record) -> tuple[Difference, ...]:
         return tuple(diffs)  # the verdict was never acted upon: no loop decision
 
     before = _loop_state(record.loop_before)
-    settings = replace(settings_of(record), max_supplements=_max_supplements(record))
+    settings = replace(snapshot, max_supplements=_max_supplements(record))
     if not outcome.language:
         outcome = replace(outcome, language=record.language)
     try:
-        done = conclude(before, outcome, settings, steer=record.steer)
+        done = conclude(before, outcome, settings, steer=record.steer, with_notice=False)
     except ValueError as exc:
         raise ReplayError(f"the loop refused the outcome ({exc})") from None
     _compare_action(diffs, record, done.action, done.after)
