@@ -71,7 +71,7 @@ from typing import Any
 
 from jev.domain import Material, TodoItem
 from jev.hosts.cc_records import NOT_A_PROMPT, TODO_TOOLS, blocks_of, classify_user, text_of
-from jev.hosts.transcript import (
+from jev.hosts.turns import (
     REASON_INTERRUPT,
     REASON_NO_OPENING,
     REASON_NO_TODO,

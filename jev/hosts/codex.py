@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from jev.domain import Material, TodoItem
-from jev.hosts.transcript import (
+from jev.hosts.turns import (
     REASON_INTERRUPT,
     REASON_NO_TODO,
     LineStats,

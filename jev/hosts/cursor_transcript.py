@@ -52,7 +52,7 @@ from jev.hosts.readkit import (
     is_jev_supplement,
     marked_item,
 )
-from jev.hosts.transcript import REASON_NO_TODO, Turn, no_turn_error
+from jev.hosts.turns import REASON_NO_TODO, Turn, no_turn_error
 
 __all__ = [
     "TODO_TOOLS",

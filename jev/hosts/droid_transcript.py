@@ -30,7 +30,7 @@ from typing import Any
 
 from jev.errors import UsageError
 from jev.hosts.readkit import as_dict, as_list, as_str, is_jev_supplement
-from jev.hosts.transcript import Turn, no_turn_error
+from jev.hosts.turns import Turn, no_turn_error
 
 __all__ = ["claude_records", "parse_todo_text", "read_current_turn", "read_turns"]
 

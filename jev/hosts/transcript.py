@@ -1,4 +1,7 @@
-"""Turns read from files: the :class:`Turn` type, format detection and dispatch.
+"""Turns read from files: format detection and dispatch to the readers.
+
+:class:`Turn` and what the readers share live in :mod:`jev.hosts.turns` (re-exported
+here).
 
 Jev reads a turn's material (SPEC §3) from these kinds of file:
 
@@ -20,23 +23,33 @@ never pays for the other readers.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from jev.backread import BLOCK, lines_backward
-from jev.domain import Material
-from jev.errors import MaterialMissing, UsageError
+from jev.errors import UsageError
+from jev.hosts.turns import (
+    REASON_INTERRUPT,
+    REASON_NO_OPENING,
+    REASON_NO_TODO,
+    LineStats,
+    Turn,
+    iter_records,
+    iter_records_backward,
+    no_turn_error,
+)
 
 __all__ = [
     "FORMATS",
+    "REASON_INTERRUPT",
+    "REASON_NO_OPENING",
+    "REASON_NO_TODO",
     "LineStats",
     "Turn",
     "TurnFormat",
     "detect_format",
     "iter_records",
     "iter_records_backward",
+    "no_turn_error",
     "read_current_turn",
     "read_turns",
 ]
@@ -61,14 +74,6 @@ _OTHER_READERS: dict[str, str] = {
     "qwen": "jev.hosts.qwen_transcript",
     "droid": "jev.hosts.droid_transcript",
 }
-
-#: Reasons shared by the readers (SPEC §2, §3, §14), so callers can compare them.
-REASON_NO_TODO = "no Todo use in this turn"
-REASON_INTERRUPT = "ended by a user interrupt"
-REASON_NO_OPENING = (
-    "material missing: the turn's original request is not in the transcript "
-    "(compacted away, or written before this file begins)"
-)
 
 #: Bytes read from the head of a file to sniff its format.
 _SNIFF_BYTES = 1 << 16
@@ -99,41 +104,6 @@ _CLAUDE_TYPES = frozenset(
         "worktree-state",
     }
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """One turn of a session as read from a file (SPEC §1 "turn", §2, §3).
-
-    Attributes:
-        number: 1-based turn number in the file. ``0`` when the reader did not count
-            earlier turns (:func:`read_current_turn`'s fast path reads backwards only
-            as far as the current turn's opening record).
-        key: stable turn key (SPEC §14): the ``uuid`` of the opening record (Claude
-            Code; its timestamp, or ``offset:<byte>`` when it has none), the
-            ``turn_id`` (Codex; else the opening user message's timestamp), or the
-            turn file's ``id``/request digest.
-        material: the turn's material, or ``None`` when it cannot be obtained
-            (status ``missing``). For a turn without Todo use the Todo list is empty:
-            a previous turn's Todos never count for this one (SPEC §2.3).
-        todo_used: whether the Todo tool was used at least once in this turn (§2.3).
-        status: ``ready`` (auditable), ``skipped`` (no audit due: no Todo use, user
-            interrupt) or ``missing`` (material missing, SPEC §3).
-        reason: ``""`` when ready; otherwise a short human reason.
-        ended_by_interrupt: the turn ended with a user interrupt (no Stop hook runs,
-            SPEC §14 "turns stopped by the user are out of scope").
-        opening: what opened the turn: ``prompt``, ``slash-command``,
-            ``task-notification`` or ``missing`` (opening not in the file).
-    """
-
-    number: int
-    key: str
-    material: Material | None
-    todo_used: bool
-    status: str
-    reason: str
-    ended_by_interrupt: bool
-    opening: str
 
 
 def _check_path(path: Path) -> None:
@@ -309,84 +279,3 @@ def read_current_turn(
 
         turn = replace(turn, material=replace(turn.material, final_answer=last_assistant_message))
     return turn
-
-
-def no_turn_error(path: Path) -> MaterialMissing:
-    """The error for a transcript that holds no turn yet (shared by the readers)."""
-    return MaterialMissing(
-        f"{path}: the transcript holds no user turn yet, so there is no material to "
-        "audit; retry after the agent has answered a request."
-    )
-
-
-class LineStats:
-    """Counts of JSONL lines a reader had to skip (robustness, not an error).
-
-    Attributes:
-        bad_lines: lines that are not JSON (half-written last line, garbage).
-        non_objects: JSON lines that are not objects (skipped).
-    """
-
-    __slots__ = ("bad_lines", "non_objects")
-
-    def __init__(self) -> None:
-        self.bad_lines = 0
-        self.non_objects = 0
-
-
-def _parse_line(raw: bytes, stats: LineStats) -> dict[str, object] | None:
-    """One JSONL line -> a record object, or ``None`` (blank, bad or not an object).
-
-    Bytes are decoded as UTF-8 with ``errors="replace"``, so non-UTF-8 bytes never
-    abort a read; a line that is not JSON is counted and skipped.
-    """
-    if not raw.strip():
-        return None
-    try:
-        rec = json.loads(raw.decode("utf-8", errors="replace"))
-    except (ValueError, RecursionError):
-        stats.bad_lines += 1
-        return None
-    if not isinstance(rec, dict):
-        stats.non_objects += 1
-        return None
-    return rec
-
-
-def iter_records(path: Path, stats: LineStats) -> Iterator[tuple[int, dict[str, object]]]:
-    """Yield ``(byte offset, record)`` for each JSON-object line, first to last.
-
-    Reads line by line in binary (a 50 MB line costs one 50 MB buffer).
-
-    Raises:
-        UsageError: the file cannot be opened or read.
-    """
-    try:
-        with path.open("rb") as handle:
-            offset = 0
-            for raw in handle:
-                rec = _parse_line(raw, stats)
-                if rec is not None:
-                    yield offset, rec
-                offset += len(raw)
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot be read ({exc.strerror}).") from None
-
-
-def iter_records_backward(
-    path: Path, stats: LineStats, block: int = BLOCK
-) -> Iterator[tuple[int, dict[str, object]]]:
-    """Yield ``(byte offset, record)`` for each JSON-object line, last to first
-    (:func:`jev.backread.lines_backward`: stopping early costs only the bytes after
-    the stopping point).
-
-    Raises:
-        UsageError: the file cannot be opened or read.
-    """
-    try:
-        for offset, raw in lines_backward(path, block=block):
-            rec = _parse_line(raw, stats)
-            if rec is not None:
-                yield offset, rec
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot be read ({exc.strerror}).") from None

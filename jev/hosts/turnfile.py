@@ -18,7 +18,7 @@ from typing import Any
 
 from jev.domain import Material
 from jev.errors import UsageError
-from jev.hosts.transcript import REASON_NO_TODO, Turn
+from jev.hosts.turns import REASON_NO_TODO, Turn
 from jev.resources import data_file
 from jev.schemacheck import certainly_valid
 
