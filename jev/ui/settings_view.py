@@ -308,10 +308,13 @@ def switch(app: UiApp, req: Request) -> Response:
     """POST ``/settings/enabled`` with ``enabled=true|false``: the feature switch alone."""
     try:
         name = _profile(app, req)
+    except UsageError as exc:
+        return _render(app, "default", status=400, page_error=str(exc))
+    try:
         value = st.parse_raw("enabled", req.form.get("enabled", ""), profile=name, exact=True)
         st.save_settings(name, {"enabled": value})
-    except (SettingsError, UsageError) as exc:
-        return _render(app, "default", status=400, page_error=str(exc))
+    except SettingsError as exc:
+        return _render(app, name, status=400, page_error=f"{exc} Nothing was changed.")
     return app.redirect("/settings", profile=name, switched="on" if value else "off")
 
 

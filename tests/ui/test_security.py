@@ -175,3 +175,22 @@ def test_bind_address_and_warning() -> None:
         assert everywhere.app.allowed_hosts is None
     with pytest.raises(UsageError, match="cannot listen"):
         UiServer("203.0.113.9", 0)  # TEST-NET-3: not an address of this machine
+
+
+def test_switch_and_profiles_refuse_bad_values(ui: UiProcess, jev_home: Path) -> None:
+    csrf = csrf_of(ui)
+    base = token_path(ui)
+    before = snapshot(jev_home)
+    status, body, _ = request(
+        ui, "POST", base + "/settings/enabled", {"csrf": csrf, "profile": "web", "enabled": "maybe"}
+    )
+    assert status == 400 and "enabled = &#39;maybe&#39; is refused" in body
+    status, body, _ = request(
+        ui, "POST", base + "/profiles/delete", {"csrf": csrf, "name": "default"}
+    )
+    assert status == 400 and "cannot be deleted" in body
+    status, body, _ = request(
+        ui, "POST", base + "/profiles/create", {"csrf": csrf, "name": "../etc"}
+    )
+    assert status == 400 and "invalid profile name" in body
+    assert snapshot(jev_home) == before
