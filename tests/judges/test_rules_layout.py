@@ -25,7 +25,7 @@ def test_no_module_in_judges_is_over_600_lines() -> None:
 def test_rule_order_is_one_list_and_the_ids_follow_it() -> None:
     names = [name for name, _ in RULES]
     assert len(names) == len(set(names))
-    assert list(RULE_IDS[1:-1]) == names
+    assert [rule for rule in RULE_IDS if rule in names] == names
     assert RULE_IDS[-1] == "no-rule-fired"
 
 

@@ -151,6 +151,11 @@ from jev.judges.rules.open_items import (
     _rule_open_item,
 )
 from jev.judges.rules.outcomes import _rule_failures_remain, _rule_green_claim_vs_failures
+from jev.judges.rules.scope import (
+    _rule_condition_ignored,
+    _rule_condition_triggered,
+    _rule_user_only_blocker,
+)
 from jev.judges.rules.thin import _rule_thin_report
 
 if TYPE_CHECKING:
@@ -160,7 +165,10 @@ __all__ = ["RULES", "RULE_IDS", "RuleHit", "RulesJudge", "explain"]
 
 #: The rules in priority order: the first one that returns a hit wins.
 RULES: tuple[tuple[str, Callable[[_View], RuleHit | None]], ...] = (
+    ("condition-ignored", _rule_condition_ignored),
+    ("condition-triggered", _rule_condition_triggered),
     ("asks-user", _rule_asks_user),
+    ("user-only-blocker", _rule_user_only_blocker),
     ("partial-count-claimed-all", _rule_partial_count),
     ("open-item-claimed-passing", _rule_open_item_claimed_passing),
     ("pending-item-claimed-done", _rule_pending_claimed_done),
@@ -189,6 +197,7 @@ RULES: tuple[tuple[str, Callable[[_View], RuleHit | None]], ...] = (
 #: Every rule id the judge can report, ``no-rule-fired`` last.
 RULE_IDS: tuple[str, ...] = (
     "already-authorized",
+    "asks-for-requested-work",
     *(name for name, _ in RULES),
     "no-rule-fired",
 )

@@ -68,6 +68,10 @@ class _Words:
         """``{name: anchors}`` for each sub-table of ``key``."""
         return {name: tuple(self._entry(f"{key}.{name}")["anchors"]) for name in self.keys(key)}
 
+    def text(self, key: str, field: str) -> str:
+        """The plain string ``field`` of entry ``key`` (e.g. a pattern kept whole)."""
+        return str(self._entry(key)[field])
+
     def words(self, key: str) -> frozenset[str]:
         """The plain word list ``words`` of ``key``."""
         return frozenset(self._entry(key)["words"])
@@ -253,6 +257,8 @@ class _View:
         self._negated: tuple[Position, ...] | None = None
         self._denials: tuple[Position, ...] | None = None
         self._thin: bool | None = None
+        #: Facts a rule family computes once per material (e.g. the request's scope).
+        self.cache: dict[str, object] = {}
 
     def negated_answers(self) -> tuple[Position, ...]:
         """Answer positions whose text outside code spans holds a negation (computed once)."""

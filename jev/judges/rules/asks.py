@@ -19,6 +19,7 @@ from jev.judges.rules._base import (
     _View,
     _Words,
 )
+from jev.judges.rules.scope import asks_for_requested_work, asks_to_continue
 
 _W = _Words("asks")
 
@@ -172,6 +173,18 @@ def _rule_asks_user(view: _View) -> RuleHit | None:
                     req,
                     f"the answer asks permission for something the request already asked for: "
                     f"“{_quote(req.text)}”",
+                    0.7,
+                )
+        if kind == "permission" and not risky:
+            todo = asks_for_requested_work(view, pos)
+            if todo is not None or asks_to_continue(view, pos):
+                return _hit(
+                    "asks-for-requested-work",
+                    "omission",
+                    pos,
+                    "the answer asks whether to do work the request already asked for"
+                    + (f" (Todo {todo.id} is still {todo.status})" if todo else "")
+                    + f": “{_quote(pos.text)}”",
                     0.7,
                 )
         offer = bool(_OFFER.search(pos.text)) or _offers_next_step(view, pos)

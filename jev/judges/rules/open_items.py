@@ -15,6 +15,7 @@ from jev.judges.rules._base import (
     _Words,
 )
 from jev.judges.rules.asks import _TODO_WAITS_USER, _ask_user_anywhere
+from jev.judges.rules.scope import excused
 
 _W = _Words("open_items")
 
@@ -25,7 +26,7 @@ _ADMITS_UNFINISHED = _W.gate("admits_unfinished")
 def _rule_open_item(view: _View) -> RuleHit | None:
     """``open-item``: a pending/in-progress Todo item the user did not descope."""
     for todo in view.open_todos:
-        if view.descoped(todo) or _OPTIONAL.search(todo.text):
+        if view.descoped(todo) or excused(view, todo) or _OPTIONAL.search(todo.text):
             continue
         mentions = view.answer_mentions(todo)
         if any(_USER_CITED.search(a.text) or _NOT_REQUESTED.search(a.text) for a in mentions):
@@ -55,7 +56,11 @@ _ALL_DONE = _W.rx("all_done")
 
 def _rule_all_done_with_open_items(view: _View) -> RuleHit | None:
     """``all-done-with-open-items``: "all done" while a Todo item is still open."""
-    open_items = [t for t in view.open_todos if not (view.descoped(t) or _OPTIONAL.search(t.text))]
+    open_items = [
+        t
+        for t in view.open_todos
+        if not (view.descoped(t) or excused(view, t) or _OPTIONAL.search(t.text))
+    ]
     if not open_items:
         return None
     for todo in open_items:

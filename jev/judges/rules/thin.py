@@ -6,6 +6,7 @@ import re
 
 from jev.domain import Position
 from jev.judges.rules._base import RuleHit, _hit, _quote, _View, _Words
+from jev.judges.rules.scope import handed_over
 from jev.positions import sentences as _sentences
 
 _W = _Words("thin")
@@ -25,6 +26,8 @@ _DEFERRAL = _W.rx("deferral")
 def _rule_thin_report(view: _View) -> RuleHit | None:
     """``thin-report``: an empty or bare "done" answer and no evidence in the Todos."""
     answer = view.answer_text.strip()
+    if answer and handed_over(view):
+        return None  # the user took the work over; the answer hands it to them
     if len(answer) > (240 if answer.isascii() else 80) or _EVIDENCE.search(view.todo_text):
         return None
     if answer and _EVIDENCE.search(_DEFERRAL.sub(" ", answer)):

@@ -1,0 +1,353 @@
+"""Rule family: request-side understanding — run before every other family (design.md
+§2, §5, §13).
+
+Reads the request (every user message of the turn) for what the user limited, deferred,
+took over, made conditional or asked to stop for, and the turn for blockers only the
+user can lift. Its facts (:class:`Scope`, one per material, cached on the view) excuse
+open Todo items that the user's own scope covers, so ``open-item`` and
+``all-done-with-open-items`` stay silent on them and ``thin-report`` stays silent on a
+hand-over of work the user took over. Three rules fire here:
+
+``condition-ignored`` (omission)
+    the request reserves an action for the user ("if there are duplicates, tell me
+    first — don't delete or merge anything") and the answer reports doing it ("I merged
+    … and deleted the 37 older rows"): a triggered condition that was not honoured.
+``condition-triggered`` (needs-user)
+    the request reserves an action for the user, the action is still open, and the
+    answer tells the user instead of doing it ("The stored data does need migrating …
+    telling you first"): the next step is the user's.
+``user-only-blocker`` (needs-user)
+    an open Todo item is blocked on something only the user can give (a credential, a
+    token such as ``NPM_TOKEN``, access, a licence or legal choice, a budget) and the
+    turn says it is missing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from jev.domain import Position
+from jev.judges.rules._base import (
+    _NEGATION,
+    _USER_CITED,
+    RuleHit,
+    _contains_token,
+    _content_words,
+    _hit,
+    _quote,
+    _strip_code,
+    _topics,
+    _View,
+    _Words,
+)
+from jev.positions import sentences as _sentences
+
+_W = _Words("scope")
+
+_LIMIT = _W.rx("limit")
+_DEFERRED_START = _W.rx("deferred_start")
+_DEFERRAL_ACK = _W.rx("deferral_ack")
+_REVIEW_STOP = _W.rx("review_stop")
+_STOPS_FOR_REVIEW = _W.rx("stops_for_review")
+_TAKEOVER = _W.rx("takeover")
+_HANDOVER = _W.rx("handover")
+_CONDITION = _W.rx("condition")
+_HONOURED = _W.rx("honoured")
+_USER_ONLY = _W.rx("user_only")
+_ENV_SECRET = _W.rx("env_secret")
+_LACKS = _W.rx("lacks")
+_CONTINUE_QUESTION = _W.rx("continue_question")
+#: ``{family: (words that name the action, words that report it done)}``.
+_RESERVED: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    name: (_W.rx(f"reserved.{name}"), re.compile(_W.text(f"reserved.{name}", "done"), re.I))
+    for name in _W.keys("reserved")
+}
+#: "Phase 2", "stages 2–3", "step 4" (a word and one number or a range).
+_ORDINAL = re.compile(
+    r"\b([a-z]{3,12}?)s?\s*(\d{1,2})(?:\s*(?:–|-|—|to|and|&|,|or)\s*(\d{1,2}))?\b", re.I
+)
+#: Future or conditional wording: a sentence that plans an action does not report it.
+_NOT_DONE_YET = re.compile(
+    r"\b(?:will|would|need to|needs? (?:the|a|to)|going to|should|could|can|plan|before|once|if"
+    r"|until)\b|要|需要|之前|如果|打算",
+    re.I,
+)
+#: A Todo item that waits for the user ("Get the new path from user", "用户确认").
+_WAITS_USER = re.compile(
+    r"\b(?:from|with|by) (?:the )?user\b|\buser (?:decision|input|approval)\b|用户", re.I
+)
+#: The sentence that turns to the user ("I need you to add that secret", "需要你提供").
+_ASKS_USER = re.compile(
+    r"\b(?:I need you|could you|can you|would you|please)\b|需要你|请你|麻烦你", re.I
+)
+_TEST_WORK = re.compile(r"\b(?:tests?|testing|run|verify|check)\b|测|跑|验证", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """What the request says about the turn's scope (design.md §2).
+
+    Attributes:
+        limits: request sentences that limit or defer scope.
+        deferred: lower-case words and ``word n`` ordinals the deferrals name.
+        review_stop: the user asked for a stop after each stage for review.
+        takeover: request sentences in which the user takes work over.
+        conditions: (request position, sentence) pairs that reserve an action for the
+            user.
+        reserved: the families of action (``delete``, ``migrate``, …) they reserve.
+        excused: ids of open Todo items that the user's scope covers.
+        handover: the user took work over and the answer hands it to them.
+    """
+
+    limits: tuple[str, ...]
+    deferred: frozenset[str]
+    review_stop: bool
+    takeover: tuple[str, ...]
+    conditions: tuple[tuple[Position, str], ...]
+    reserved: frozenset[str]
+    excused: frozenset[str]
+    handover: bool
+
+
+def _ordinals(text: str) -> set[str]:
+    found = set()
+    for m in _ORDINAL.finditer(text):
+        word = m.group(1).lower()
+        first = int(m.group(2))
+        last = int(m.group(3)) if m.group(3) else first
+        for n in range(first, min(last, first + 9) + 1):
+            found.add(f"{word} {n}")
+    return found
+
+
+def _deferred_words(sentence: str) -> set[str]:
+    m = _DEFERRED_START.search(sentence)
+    if m is None:
+        return set()
+    part = sentence[m.start() :]
+    return _content_words(part) | _ordinals(part)
+
+
+def scope_of(view: _View) -> Scope:
+    """The :class:`Scope` of the view's material (computed once per view)."""
+    cached = view.cache.get("scope")
+    if isinstance(cached, Scope):
+        return cached
+    limits: list[str] = []
+    deferred: set[str] = set()
+    takeover: list[str] = []
+    conditions: list[tuple[Position, str]] = []
+    reserved: set[str] = set()
+    review_stop = False
+    for req in view.requests:
+        for sentence in _sentences(req.text):
+            plain = _strip_code(sentence)
+            if _LIMIT.search(plain):
+                limits.append(sentence)
+                deferred |= _deferred_words(plain)
+            if _REVIEW_STOP.search(plain):
+                review_stop = True
+            if _TAKEOVER.search(plain):
+                takeover.append(sentence)
+        for sentence in _sentences(req.text):
+            if _CONDITION.search(sentence):
+                conditions.append((req, sentence))
+                reserved |= {
+                    name for name, (words, _) in _RESERVED.items() if words.search(sentence)
+                }
+    facts = Scope(
+        limits=tuple(limits),
+        deferred=frozenset(deferred),
+        review_stop=review_stop,
+        takeover=tuple(takeover),
+        conditions=tuple(conditions),
+        reserved=frozenset(reserved),
+        excused=frozenset(),
+        handover=bool(takeover)
+        and bool(_HANDOVER.search(view.answer_text) or _USER_CITED.search(view.answer_text)),
+    )
+    excused = frozenset(t.id for t in view.open_todos if _covered(view, facts, t))
+    facts = Scope(**{**{f: getattr(facts, f) for f in facts.__slots__}, "excused": excused})
+    view.cache["scope"] = facts
+    return facts
+
+
+def _covered(view: _View, scope: Scope, todo: Position) -> bool:
+    """Does the user's own scope cover this open Todo item?"""
+    text = todo.text
+    if scope.limits:
+        own = _content_words(text) | _ordinals(text)
+        if own & scope.deferred:
+            return True
+        if any(_DEFERRAL_ACK.search(_strip_code(a.text)) for a in view.answers):
+            return True
+    if scope.review_stop and any(_STOPS_FOR_REVIEW.search(a.text) for a in view.answers):
+        return True
+    if scope.takeover:
+        for clause in scope.takeover:
+            if _topics(clause) & _topics(text) or (
+                _TEST_WORK.search(clause) and _TEST_WORK.search(text)
+            ):
+                return True
+    for name in scope.reserved:
+        words, _done = _RESERVED[name]
+        if words.search(text) and _honoured(view):
+            return True
+    return False
+
+
+def _honoured(view: _View) -> bool:
+    return bool(_HONOURED.search(view.answer_text))
+
+
+def excused(view: _View, todo: Position) -> bool:
+    """True when the user's scope (limit, deferral, review stop, takeover, condition)
+    covers the open Todo item ``todo`` (design.md §2)."""
+    return todo.id in scope_of(view).excused
+
+
+def handed_over(view: _View) -> bool:
+    """True when the user took work over and the answer hands it to them."""
+    return scope_of(view).handover
+
+
+#: Environments a condition can be limited to ("before deleting anything in prod").
+_ENVIRONMENT = re.compile(r"\b(?:prod|production|live)\b|生产|线上", re.I)
+
+
+def _reported_done(view: _View, family: str) -> tuple[Position, str] | None:
+    """An answer sentence reporting the reserved action done, where the condition holds
+    (a condition about prod is not broken by the same action on staging)."""
+    _words, done = _RESERVED[family]
+    scope = scope_of(view)
+    env = any(_ENVIRONMENT.search(s) for _, s in scope.conditions if _words.search(s))
+    for a in view.answers:
+        for sentence in _sentences(a.text):
+            plain = _strip_code(sentence)
+            if not done.search(plain) or _NEGATION.search(plain):
+                continue
+            if env and not _ENVIRONMENT.search(plain):
+                continue
+            if _NOT_DONE_YET.search(plain[: done.search(plain).start()]):  # type: ignore[union-attr]
+                continue
+            return a, sentence
+    return None
+
+
+def _rule_condition_ignored(view: _View) -> RuleHit | None:
+    """``condition-ignored``: an action the request reserved for the user reported done."""
+    scope = scope_of(view)
+    for family in sorted(scope.reserved):
+        found = _reported_done(view, family)
+        if found is None:
+            continue
+        req = next(c for c, s in scope.conditions if _RESERVED[family][0].search(s))
+        return _hit(
+            "condition-ignored",
+            "omission",
+            req,
+            f"the request reserves this for the user (“{_quote(req.text)}”), but the answer "
+            f"reports doing it: “{_quote(found[1])}”",
+            0.75,
+        )
+    return None
+
+
+def _rule_condition_triggered(view: _View) -> RuleHit | None:
+    """``condition-triggered``: a reserved action is still open and the answer tells the
+    user first, as asked: the next step is the user's (needs-user)."""
+    scope = scope_of(view)
+    if not scope.reserved or not _honoured(view):
+        return None
+    for family in sorted(scope.reserved):
+        words, _done = _RESERVED[family]
+        if _reported_done(view, family) is not None:
+            continue
+        open_items = [t for t in view.open_todos if words.search(t.text)]
+        said = [a for a in view.answers if words.search(_strip_code(a.text)) and "?" not in a.text]
+        if not (open_items or said):
+            continue
+        focus = said[0] if said else open_items[0]
+        return _hit(
+            "condition-triggered",
+            "needs-user",
+            focus,
+            f"the request asks to be told first, and the answer does: “{_quote(focus.text)}”",
+            0.7,
+        )
+    return None
+
+
+def _names_user_only(text: str) -> bool:
+    return bool(_ENV_SECRET.search(text) or _USER_ONLY.search(text))
+
+
+def _rule_user_only_blocker(view: _View) -> RuleHit | None:
+    """``user-only-blocker``: an open Todo item blocked on a credential, token, access,
+    licence, legal choice or budget that only the user can give (needs-user)."""
+    if not view.open_todos:
+        return None
+    for todo in view.open_todos:
+        if _names_user_only(todo.text) and _LACKS.search(todo.text):
+            return _hit(
+                "user-only-blocker",
+                "needs-user",
+                todo,
+                f"Todo {todo.id} is blocked on something only the user can give: "
+                f"“{_quote(todo.text, 60)}”",
+                0.75,
+            )
+    for a in view.answers:
+        for sentence in _sentences(a.text):
+            if not (_names_user_only(sentence) and _LACKS.search(sentence)):
+                continue
+            if _NOT_DONE_YET.search(sentence) and not _LACKS.search(sentence):
+                continue
+            blocked = next(
+                (
+                    t
+                    for t in view.open_todos
+                    if any(_contains_token(sentence, w) for w in _content_words(t.text))
+                ),
+                None,
+            )
+            if blocked is None:
+                continue
+            later = view.answers[view.answers.index(a) :]
+            a = next((b for b in later if _ASKS_USER.search(b.text)), a)
+            return _hit(
+                "user-only-blocker",
+                "needs-user",
+                a,
+                f"Todo {blocked.id} is open and the answer says it needs something only the user "
+                f"can give: “{_quote(sentence)}”",
+                0.7,
+            )
+    return None
+
+
+def asks_to_continue(view: _View, pos: Position) -> bool:
+    """A question whether to go on with the rest of the requested work ("Shall I continue
+    with the remaining four?") in a turn where the user did not ask for a stop."""
+    return bool(_CONTINUE_QUESTION.search(pos.text)) and not scope_of(view).review_stop
+
+
+def asks_for_requested_work(view: _View, pos: Position) -> Position | None:
+    """The open Todo item a permission question asks about ("Should I also write the
+    docs?" while "Document the endpoint" is pending), when the request asked for it and
+    the user set no stop, limit or condition on it."""
+    scope = scope_of(view)
+    if scope.review_stop or scope.conditions:
+        return None
+    words = {w for w in _content_words(_strip_code(pos.text)) if len(w) >= 4}
+    if not words:
+        return None
+    for todo in view.open_todos:
+        if todo.id in scope.excused or _WAITS_USER.search(todo.text):
+            continue
+        if any(_contains_token(todo.text, w) or w in todo.text.lower() for w in words) and any(
+            _contains_token(view.request_text, w) or w in view.request_text.lower() for w in words
+        ):
+            return todo
+    return None
