@@ -37,6 +37,9 @@ _W = _Words("claims")
 
 #: The strongest, universal success claims (preferred as the focus).
 _STRONG_CLAIM = _W.rx("strong_claim")
+_UNIVERSAL_GREEN = _W.rx("universal_green")
+#: A Todo's own words say failures remain ("1 failure left", "还剩 2 个失败").
+_FAILING = re.compile(r"\bfail\w*|\berrors?\b|\bred\b|失败|报错|错误", re.I)
 
 #: Done-verbs: the answer reports an item as done.
 _DONE_CLAIM = _W.rx("done_claim")
@@ -57,6 +60,7 @@ def _rule_open_item_claimed_passing(view: _View) -> RuleHit | None:
     for todo in view.todos:
         open_status = todo.status in ("pending", "in_progress")
         marked = _open_marked(todo.text) or _partial_fraction(todo.text)
+        failing = marked and bool(_FAILING.search(todo.text))
         if not (open_status or marked):
             continue
         if not view.success_claims():
@@ -74,6 +78,7 @@ def _rule_open_item_claimed_passing(view: _View) -> RuleHit | None:
             if _same_topic(todo.text, a.text, code)
             or (marked and any(_contains_token(a.text, t) for t in tokens if len(t) >= 5))
             or (names and _claim_names(a.text, names))
+            or (failing and _UNIVERSAL_GREEN.search(_strip_code(a.text)))
         ]
         claims.sort(key=lambda a: not _STRONG_CLAIM.search(a.text))
         for a in claims[:1]:

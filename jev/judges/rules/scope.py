@@ -126,7 +126,10 @@ def _deferred_words(sentence: str) -> set[str]:
     if m is None:
         return set()
     part = sentence[m.start() :]
-    return _content_words(part) | _ordinals(part)
+    ordinals = _ordinals(part)
+    if ordinals:  # "don't start phases 2–3 yet": the numbers say which, not "phase"
+        return ordinals
+    return _content_words(part) - _content_words(sentence[: m.start()])
 
 
 def scope_of(view: _View) -> Scope:

@@ -1,0 +1,92 @@
+"""Request-side understanding in the rules judge (issue 12 items 2): each public case of
+the issue, rebuilt as a turn (tests/fixtures/issue12), no longer blocks wrongly, and
+the real Claude Code turn where the user took testing over is not blocked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from jev.domain import Material
+from jev.hosts.transcript import read_turns
+from jev.judges.rules import explain
+from jev.positions import number
+from tests.conftest import FIXTURES
+
+ISSUE12 = sorted((FIXTURES / "issue12").glob("*.json"))
+#: Verdicts that send the agent back into the turn (design.md §8).
+BLOCKING = {"omission", "contradiction", "unknown"}
+
+
+def _judge(path: Path) -> tuple[str, str, dict[str, object]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    hit = explain(number(Material.from_json(data)))
+    return hit.assessment, hit.rule, data
+
+
+def test_every_public_case_of_the_issue_is_rebuilt() -> None:
+    assert len(ISSUE12) == 7
+
+
+@pytest.mark.parametrize("path", ISSUE12, ids=lambda p: p.stem)
+def test_public_case_gets_its_labelled_verdict(path: Path) -> None:
+    assessment, rule, data = _judge(path)
+    expected = data["expected"]["assessment"]  # type: ignore[index]
+    if expected in ("complete", "needs-user"):
+        assert assessment not in BLOCKING, (rule, assessment)
+    assert assessment == expected, (rule, assessment)
+
+
+def test_real_session_where_the_user_takes_testing_over_is_not_blocked() -> None:
+    turns = read_turns(FIXTURES / "real" / "claude-code-1.0.31_amac0-ClaudeStatus_example2.jsonl")
+    taken_over = [t for t in turns if t.material.request == ("I'll test",)]
+    assert len(taken_over) == 1
+    hit = explain(number(taken_over[0].material))
+    assert hit.assessment not in BLOCKING, hit
+
+
+@pytest.mark.parametrize(
+    ("request_text", "answer", "todos", "expected"),
+    [
+        (  # the same phase deferral, but the agent dropped an in-scope item on its own
+            "Only do phase 1 (the ConfigLoader class); do not start phase 2 yet.",
+            "ConfigLoader is in app/config.py. I'll write its tests later.",
+            [("Phase 1: ConfigLoader class", "completed"), ("Phase 1: tests", "pending")],
+            "omission",
+        ),
+        (  # an unprompted "shall I continue?" halfway through requested work
+            "Annotate all eight modules in analytics/ and get mypy passing.",
+            "I annotated cohort.py and funnel.py. Shall I continue with the remaining six?",
+            [("Annotate cohort.py, funnel.py", "completed"), ("Annotate the rest", "pending")],
+            "omission",
+        ),
+        (  # a condition that was triggered and honoured
+            "Add the unique index. If there are duplicates, tell me first — don't merge "
+            "anything on your own.",
+            "There are 37 duplicate groups on staging. I have not merged anything; telling "
+            "you first, as you asked.",
+            [("Count duplicates", "completed"), ("Merge duplicates", "pending")],
+            "needs-user",
+        ),
+        (  # Chinese: the user will run the tests themselves
+            "给导出接口加上分页参数。测试我自己来跑。",
+            "分页参数 `page` 和 `page_size` 已加到 `api/export.py`，测试留给你跑。",
+            [("加分页参数", "completed"), ("跑导出接口的测试", "pending")],
+            "complete",
+        ),
+    ],
+)
+def test_scope_kinds_and_their_twins(
+    request_text: str, answer: str, todos: list[tuple[str, str]], expected: str
+) -> None:
+    material = Material.from_json(
+        {
+            "request": [request_text],
+            "todos": [{"content": c, "status": s} for c, s in todos],
+            "final_answer": answer,
+        }
+    )
+    hit = explain(number(material))
+    assert hit.assessment == expected, hit
