@@ -76,6 +76,7 @@ class Attempts:
     usage: Usage | None = None
     latency_ms: float = 0.0
     last_error: JudgeError | None = None
+    reply_mode: str = ""
 
     @property
     def max_calls(self) -> int:
@@ -105,6 +106,7 @@ class Attempts:
             material_hash=self.material_hash,
             template_hash=self.template_hash,
             language=self.language,
+            reply_mode=self.reply_mode,
         )
 
     def on_answer(self, answer: JudgeAnswer) -> AuditOutcome | None:
@@ -112,6 +114,7 @@ class Attempts:
         self.raw.append(answer.text)
         self.usage = _add_usage(self.usage, answer.usage)
         self.latency_ms += answer.latency_ms
+        self.reply_mode = answer.reply_mode
         try:
             verdict = parse_reply(answer.text, self.numbering)
         except ResponseError as exc:

@@ -199,12 +199,15 @@ class JudgeAnswer:
         usage: token usage when the provider reports it.
         model: the model name the provider reports (or the configured one).
         latency_ms: wall time of the call in milliseconds.
+        reply_mode: how the reply was constrained (``json_schema``, ``json_object``,
+            ``tool``, ``text``; "" when the judge has no such notion, e.g. rules).
     """
 
     text: str
     usage: Usage | None = None
     model: str = ""
     latency_ms: float = 0.0
+    reply_mode: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,6 +243,8 @@ class AuditOutcome:
         material_hash: :meth:`Material.digest` of the material judged.
         template_hash: :attr:`JudgeInput.template_hash` of the prompt used.
         language: prompt language used (``en``/``zh``).
+        reply_mode: how the last reply was constrained (``json_schema``,
+            ``json_object``, ``tool``, ``text``; "" for judges without modes).
     """
 
     status: Literal["verdict", "skipped", "incomplete"]
@@ -256,6 +261,7 @@ class AuditOutcome:
     material_hash: str = ""
     template_hash: str = ""
     language: str = ""
+    reply_mode: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -339,6 +339,8 @@ def build_record(
         focus = {"id": f.id, "kind": f.kind, "index": f.index, "quote": f.text, "status": f.status}
     if outcome is not None and outcome.judge is not None:
         judge = outcome.judge.to_json()
+        if outcome.reply_mode:  # how the reply was constrained (design.md §6)
+            judge["reply_mode"] = outcome.reply_mode
     else:
         judge = {
             "provider": settings.judge.provider,

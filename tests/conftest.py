@@ -114,3 +114,11 @@ def db(
         return urls[name]
 
     return target
+
+
+@pytest.fixture(autouse=True)
+def _fresh_reply_modes() -> None:
+    """Each test starts with no remembered reply modes (a run's memory, design.md §6)."""
+    from jev.judges.constrained import MEMORY
+
+    MEMORY.clear()

@@ -9,6 +9,14 @@ value) and ``anthropic-version: 2023-06-01``, and the body::
                  "cache_control": {"type": "ephemeral"}}],
      "messages": [{"role": "user", "content": <material>}]}
 
+With a constrained reply (:mod:`jev.judges.constrained`, mode ``tool``) the body also
+has ``tools: [{"name": "record_verdict", "input_schema": <this audit's schema>}]`` and
+``tool_choice: {"type": "tool", "name": "record_verdict"}``: the model must answer
+through that tool, and the reply text is the tool call's ``input`` as JSON. If the
+provider refuses tools (HTTP 400/422 naming them) the same call is repeated once as
+plain text, and the base URL is remembered for the run. The mode used is
+:attr:`JudgeAnswer.reply_mode`.
+
 The system block carries ``cache_control`` so the fixed rules (identical across
 audits, SPEC §5) are a prompt-cache prefix; prompts shorter than the model's minimum
 cacheable length are simply processed uncached (no error).
@@ -28,12 +36,15 @@ a :class:`~jev.errors.ContextLengthError`.
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Mapping
 from typing import Any
 
 from jev.domain import JudgeAnswer, JudgeInput, Numbering, Usage
 from jev.errors import ContextLengthError, TransportError
-from jev.judges._http import HttpJudge, is_context_length_message
+from jev.judges._http import HttpJudge, ProviderHTTPError, is_context_length_message
+from jev.judges.constrained import ANTHROPIC_MODES, MEMORY, TOOL_NAME, refuses_mode, reply_schema
 
 __all__ = [
     "ANTHROPIC_VERSION",
@@ -110,9 +121,31 @@ class AnthropicJudge(HttpJudge):
             TransportError: timeout, connection, HTTP status or bad body.
             ContextLengthError: "prompt is too long" and similar.
         """
-        del numbering  # the material is already in judge_input.user
-        data, latency_ms = self._poster.post(self.url, self._headers(), self._body(judge_input))
-        return self._answer(data, latency_ms)
+        mode = first = MEMORY.start(self.url, ANTHROPIC_MODES)
+        started = time.perf_counter()
+        while True:
+            try:
+                data, latency_ms = self._poster.post(
+                    self.url, self._headers(), self._body(judge_input, numbering, mode)
+                )
+                break
+            except ProviderHTTPError as exc:
+                mode = self._next_mode(exc, mode)
+        if mode != first:  # a refusal, then this call: both requests count
+            latency_ms = (time.perf_counter() - started) * 1000.0
+        return self._answer(data, latency_ms, mode)
+
+    @property
+    def reply_mode(self) -> str:
+        """The mode the next call starts in: ``tool`` or ``text``."""
+        return MEMORY.start(self.url, ANTHROPIC_MODES)
+
+    def _next_mode(self, exc: ProviderHTTPError, mode: str) -> str:
+        """The mode to retry in after ``exc``; re-raises when it is no refusal."""
+        nxt = MEMORY.refused(self.url, mode, ANTHROPIC_MODES) if refuses_mode(exc) else None
+        if nxt is None:
+            raise exc
+        return nxt
 
     # -- internals ----------------------------------------------------------------
 
@@ -122,8 +155,8 @@ class AnthropicJudge(HttpJudge):
             headers["x-api-key"] = self._key
         return headers
 
-    def _body(self, judge_input: JudgeInput) -> dict[str, Any]:
-        return {
+    def _body(self, judge_input: JudgeInput, numbering: Numbering, mode: str) -> dict[str, Any]:
+        body: dict[str, Any] = {
             "model": self.info.model,
             "max_tokens": self.max_tokens,
             "temperature": self.temperature,
@@ -136,8 +169,18 @@ class AnthropicJudge(HttpJudge):
             ],
             "messages": [{"role": "user", "content": judge_input.user}],
         }
+        if mode == "tool":
+            body["tools"] = [
+                {
+                    "name": TOOL_NAME,
+                    "description": "Record the audit's verdict and the position it rests on.",
+                    "input_schema": reply_schema(numbering),
+                }
+            ]
+            body["tool_choice"] = {"type": "tool", "name": TOOL_NAME}
+        return body
 
-    def _answer(self, data: dict[str, Any], latency_ms: float) -> JudgeAnswer:
+    def _answer(self, data: dict[str, Any], latency_ms: float, mode: str) -> JudgeAnswer:
         if data.get("type") == "error":
             err = data.get("error")
             raw = err.get("message", "") if isinstance(err, dict) else ""
@@ -165,12 +208,23 @@ class AnthropicJudge(HttpJudge):
                 and block.get("type") == "text"
                 and isinstance(block.get("text"), str)
             )
+            if mode == "tool":
+                calls = [
+                    block["input"]
+                    for block in content
+                    if isinstance(block, dict)
+                    and block.get("type") == "tool_use"
+                    and isinstance(block.get("input"), dict)
+                ]
+                if calls:  # the forced tool's input is the reply; parsed as strictly
+                    text = json.dumps(calls[0], ensure_ascii=False)
         usage = data.get("usage")
         return JudgeAnswer(
             text=self._poster.redact(text),  # a provider echoing the key never spreads it
             usage=_usage(usage) if isinstance(usage, dict) else None,
             model=data["model"] if isinstance(data.get("model"), str) else self.info.model,
             latency_ms=latency_ms,
+            reply_mode=mode,
         )
 
 

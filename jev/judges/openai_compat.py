@@ -19,10 +19,13 @@ variable holds a value, so local servers work without one.
 
 One call sends exactly two messages, ``system`` = the fixed rules and ``user`` = the
 material (SPEC §5: rules first so providers can cache the prefix), with
-``temperature`` and ``response_format: {"type": "json_object"}``. If the provider
-rejects ``response_format`` (HTTP 400/422 naming it), the same call is repeated once
-without it and this judge instance stops sending it — capability negotiation, not a
-technical retry.
+``temperature`` and a constrained reply (:mod:`jev.judges.constrained`):
+``response_format: {"type": "json_schema", "json_schema": {"name": "record_verdict",
+"strict": true, "schema": <this audit's schema>}}``. If the provider refuses it (HTTP
+400/422 naming the parameter), the same call is repeated once with
+``{"type": "json_object"}``, then once more without ``response_format``; what a base
+URL accepted is remembered for the rest of the run — capability negotiation, not a
+technical retry. The mode used is :attr:`JudgeAnswer.reply_mode`.
 
 The reply text is ``choices[0].message.content`` (text parts joined when the
 provider sends a list). An empty ``choices`` list or a missing/null content gives a
@@ -40,6 +43,14 @@ from typing import Any
 from jev.domain import JudgeAnswer, JudgeInput, Numbering, Usage
 from jev.errors import ContextLengthError, TransportError
 from jev.judges._http import HttpJudge, ProviderHTTPError, is_context_length_message
+from jev.judges.constrained import (
+    MAX_ENUM_IDS,
+    MEMORY,
+    OPENAI_MODES,
+    TOOL_NAME,
+    refuses_mode,
+    reply_schema,
+)
 
 __all__ = ["DEFAULT_BASE_URL", "DEFAULT_KEY_ENV", "OpenAIJudge"]
 
@@ -47,8 +58,6 @@ __all__ = ["DEFAULT_BASE_URL", "DEFAULT_KEY_ENV", "OpenAIJudge"]
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: Used when ``judge.api_key_env`` is empty.
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
-
-_FORMAT_MARKERS = ("response_format", "json_object", "json mode", "json_mode")
 
 
 class OpenAIJudge(HttpJudge):
@@ -76,13 +85,18 @@ class OpenAIJudge(HttpJudge):
     path = "/chat/completions"
 
     def _configure(self) -> None:
-        self._json_mode = True
         self._lock = threading.Lock()
 
     @property
     def json_mode(self) -> bool:
-        """Whether ``response_format`` is still sent (False after a rejection)."""
-        return self._json_mode
+        """Whether a ``response_format`` is still sent to this base URL (False once the
+        provider refused both the schema and JSON mode)."""
+        return MEMORY.start(self.url, OPENAI_MODES) != "text"
+
+    @property
+    def reply_mode(self) -> str:
+        """The mode the next call starts in: ``json_schema``, ``json_object`` or ``text``."""
+        return MEMORY.start(self.url, OPENAI_MODES)
 
     # -- Judge protocol -----------------------------------------------------------
 
@@ -94,26 +108,34 @@ class OpenAIJudge(HttpJudge):
                 (classified by :mod:`jev.judges._http`).
             ContextLengthError: the provider refused the input as too long.
         """
-        del numbering  # the material is already in judge_input.user
-        json_mode = self._json_mode
+        mode = first = self._first_mode(numbering)
         started = time.perf_counter()
-        try:
-            data, latency_ms = self._poster.post(
-                self.url, self._headers(), self._body(judge_input, json_mode)
-            )
-        except ProviderHTTPError as exc:
-            if not (json_mode and _rejects_response_format(exc)):
-                raise
-            self._drop_json_mode()
-            data, _ = self._poster.post(self.url, self._headers(), self._body(judge_input, False))
-            latency_ms = (time.perf_counter() - started) * 1000.0  # both requests
-        return self._answer(data, latency_ms)
+        while True:
+            try:
+                data, latency_ms = self._poster.post(
+                    self.url, self._headers(), self._body(judge_input, numbering, mode)
+                )
+                break
+            except ProviderHTTPError as exc:
+                mode = self._next_mode(exc, mode)
+        if mode != first:  # a refusal, then this call: both requests count
+            latency_ms = (time.perf_counter() - started) * 1000.0
+        return self._answer(data, latency_ms, mode)
 
     # -- internals ----------------------------------------------------------------
 
-    def _drop_json_mode(self) -> None:
-        with self._lock:
-            self._json_mode = False
+    def _first_mode(self, numbering: Numbering) -> str:
+        mode = MEMORY.start(self.url, OPENAI_MODES)
+        if mode == "json_schema" and len(numbering.positions) > MAX_ENUM_IDS:
+            return "json_object"  # too many ids for an enum: this audit only
+        return mode
+
+    def _next_mode(self, exc: ProviderHTTPError, mode: str) -> str:
+        """The mode to retry in after ``exc``; re-raises when it is no refusal."""
+        nxt = MEMORY.refused(self.url, mode, OPENAI_MODES) if refuses_mode(exc) else None
+        if nxt is None:
+            raise exc
+        return nxt
 
     def _headers(self) -> dict[str, str]:
         headers = {"Accept": "application/json"}
@@ -121,7 +143,7 @@ class OpenAIJudge(HttpJudge):
             headers["Authorization"] = f"Bearer {self._key}"
         return headers
 
-    def _body(self, judge_input: JudgeInput, json_mode: bool) -> dict[str, Any]:
+    def _body(self, judge_input: JudgeInput, numbering: Numbering, mode: str) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.info.model,
             "messages": [
@@ -130,11 +152,20 @@ class OpenAIJudge(HttpJudge):
             ],
             "temperature": self.temperature,
         }
-        if json_mode:
+        if mode == "json_schema":
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": TOOL_NAME,
+                    "strict": True,
+                    "schema": reply_schema(numbering),
+                },
+            }
+        elif mode == "json_object":
             body["response_format"] = {"type": "json_object"}
         return body
 
-    def _answer(self, data: dict[str, Any], latency_ms: float) -> JudgeAnswer:
+    def _answer(self, data: dict[str, Any], latency_ms: float, mode: str) -> JudgeAnswer:
         if "choices" not in data and "error" in data:
             # Some gateways answer HTTP 200 with an error object instead of a status.
             err = data["error"]
@@ -170,14 +201,8 @@ class OpenAIJudge(HttpJudge):
             else None,
             model=data["model"] if isinstance(data.get("model"), str) else self.info.model,
             latency_ms=latency_ms,
+            reply_mode=mode,
         )
-
-
-def _rejects_response_format(exc: ProviderHTTPError) -> bool:
-    if exc.status not in (400, 422):
-        return False
-    text = f"{exc.provider_code} {exc.provider_message}".lower()
-    return any(marker in text for marker in _FORMAT_MARKERS)
 
 
 def _content_text(content: object) -> str:

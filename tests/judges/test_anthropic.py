@@ -10,6 +10,7 @@ from jev.domain import JudgeInput, JudgeSettings, Numbering, Usage
 from jev.errors import ContextLengthError, SettingsError, TransportError
 from jev.judges import Judge, create_judge
 from jev.judges.anthropic import ANTHROPIC_VERSION, MAX_TOKENS, AnthropicJudge
+from jev.judges.constrained import reply_schema
 from tests.fakeserver import FakeProvider, Reply, anthropic_error, anthropic_message
 
 from .conftest import SYSTEM, USER
@@ -56,7 +57,16 @@ def test_good_reply_and_exact_request(
         "temperature": 0.0,
         "system": [{"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}],
         "messages": [{"role": "user", "content": USER}],
+        "tools": [
+            {
+                "name": "record_verdict",
+                "description": "Record the audit's verdict and the position it rests on.",
+                "input_schema": reply_schema(numbering),
+            }
+        ],
+        "tool_choice": {"type": "tool", "name": "record_verdict"},
     }
+    assert answer.reply_mode == "tool"
 
 
 def test_text_blocks_concatenated_and_cache_usage_summed(

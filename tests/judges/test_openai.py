@@ -10,6 +10,7 @@ import pytest
 from jev.domain import JudgeInput, JudgeSettings, Numbering, Usage
 from jev.errors import ContextLengthError, SettingsError, TransportError
 from jev.judges import Judge, create_judge
+from jev.judges.constrained import reply_schema
 from jev.judges.openai_compat import OpenAIJudge
 from tests.fakeserver import (
     FakeProvider,
@@ -80,8 +81,22 @@ def test_exact_request_sent(
             {"role": "user", "content": USER},
         ],
         "temperature": 0.0,
-        "response_format": {"type": "json_object"},
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": {
+                "name": "record_verdict",
+                "strict": True,
+                "schema": reply_schema(numbering),
+            },
+        },
     }
+    assert req.json["response_format"]["json_schema"]["schema"]["properties"]["focus"]["enum"] == [
+        "R1",
+        "T1",
+        "A1",
+        "none",
+        "all",
+    ]
 
 
 def test_no_auth_header_without_key(
@@ -374,31 +389,33 @@ def test_other_4xx_not_retryable(
     assert fake_provider.count == 1
 
 
-def test_response_format_rejection_falls_back_once_and_remembers(
+def test_response_format_rejection_falls_back_and_remembers(
     fake_provider: FakeProvider,
     monkeypatch: pytest.MonkeyPatch,
     judge_input: JudgeInput,
     numbering: Numbering,
 ) -> None:
-    fake_provider.script(
-        openai_error(
-            "Invalid parameter: 'response_format' of type 'json_object' is not supported "
-            "with this model.",
-            param="response_format",
-        ),
-        openai_completion(GOOD),
-        openai_completion(GOOD),
+    refusal = openai_error(
+        "Invalid parameter: 'response_format' of type 'json_schema' is not supported "
+        "with this model.",
+        param="response_format",
     )
+    json_refusal = openai_error("response_format json_object unsupported", param="response_format")
+    fake_provider.script(refusal, json_refusal, openai_completion(GOOD), openai_completion(GOOD))
     judge = make(fake_provider, monkeypatch)
-    assert judge.json_mode is True
-    assert judge.ask(judge_input, numbering).text == GOOD
+    assert judge.json_mode is True and judge.reply_mode == "json_schema"
+    answer = judge.ask(judge_input, numbering)
+    assert answer.text == GOOD and answer.reply_mode == "text"
     assert judge.json_mode is False
-    assert judge.ask(judge_input, numbering).text == GOOD
-    first, second, third = fake_provider.requests
-    assert "response_format" in first.json
-    assert "response_format" not in second.json
+    assert judge.ask(judge_input, numbering).reply_mode == "text"
+    first, second, third, fourth = fake_provider.requests
+    assert first.json["response_format"]["type"] == "json_schema"
+    assert second.json["response_format"] == {"type": "json_object"}
     assert "response_format" not in third.json
-    assert second.json["messages"] == first.json["messages"]
+    assert "response_format" not in fourth.json
+    assert third.json["messages"] == first.json["messages"]
+    # another judge on the same base URL starts where this run left off
+    assert make(fake_provider, monkeypatch).reply_mode == "text"
 
 
 def test_response_format_fallback_error_propagates(
@@ -504,7 +521,8 @@ def test_rate_limit_then_json_mode_fallback(
         judge.ask(judge_input, numbering)
     assert info.value.kind == "rate-limited" and info.value.retry_after_s == 1.5
     answer = judge.ask(judge_input, numbering)
-    assert answer.text == GOOD and judge.json_mode is False
+    assert answer.text == GOOD and answer.reply_mode == "json_object"
+    assert judge.reply_mode == "json_object" and judge.json_mode is True
 
 
 def test_one_judge_shared_by_threads(
