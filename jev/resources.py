@@ -1,4 +1,5 @@
-"""Locate the data files shipped with Jev: ``prompts/``, ``schemas/``, ``settings/``.
+"""Locate the data files shipped with Jev: ``prompts/``, ``schemas/``, ``settings/``
+and the built-in benchmark's ``corpus/``.
 
 In the repository they are top-level folders; in an installed wheel they live inside
 the package as ``jev/prompts``, ``jev/schemas`` and ``jev/settings`` (see
@@ -12,7 +13,9 @@ from pathlib import Path
 
 __all__ = ["data_dir", "data_file"]
 
-_KINDS = ("prompts", "schemas", "settings")
+_KINDS = ("prompts", "schemas", "settings", "corpus")
+#: Where a kind lives in the repository when it is not a top-level folder of its name.
+_REPO_FOLDERS = {"corpus": ("tests", "fixtures")}
 
 
 @cache
@@ -20,7 +23,8 @@ def data_dir(kind: str) -> Path:
     """Return the folder holding the shipped files of ``kind``.
 
     Args:
-        kind: ``"prompts"``, ``"schemas"`` or ``"settings"``.
+        kind: ``"prompts"``, ``"schemas"``, ``"settings"`` or ``"corpus"`` (the
+            built-in benchmark's labelled turns: ``tests/fixtures`` in the repository).
 
     Raises:
         ValueError: for an unknown kind.
@@ -30,7 +34,8 @@ def data_dir(kind: str) -> Path:
     if kind not in _KINDS:
         raise ValueError(f"unknown data kind {kind!r}; expected one of {_KINDS}")
     here = Path(__file__).resolve().parent
-    for candidate in (here / kind, here.parent / kind):
+    repo = here.parent.joinpath(*_REPO_FOLDERS.get(kind, (kind,)))
+    for candidate in (here / kind, repo):
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError(

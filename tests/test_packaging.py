@@ -60,6 +60,10 @@ def test_wheel_contains_data_files(wheel: Path) -> None:
     for name in ("settings.html", "turn.html", "turns.html", "overview.html", "base.html"):
         assert f"jev/ui/templates/{name}" in names
     assert "jev/ui/static/jev.css" in names and "jev/ui/sample_turn.json" in names
+    # the built-in benchmark's labelled turns (jev eval --builtin)
+    assert "jev/corpus/heldout4/README.md" in names
+    assert sum(n.startswith("jev/corpus/") and n.endswith(".json") for n in names) > 300
+    assert not any(n.startswith("jev/corpus/real/") for n in names)
 
 
 def test_installed_wheel_runs_audit_from_any_directory(wheel: Path, tmp_path: Path) -> None:
@@ -129,6 +133,22 @@ def test_installed_wheel_runs_audit_from_any_directory(wheel: Path, tmp_path: Pa
         check=True,
     )
     assert str(purelib) in probe.stdout
+    # the built-in benchmark runs from the installed copy, anywhere
+    bench = subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import sys; from jev.cli import main; sys.exit(main())",
+            *("eval", "--builtin", "--judge", "rules", "--json", "out.json"),
+        ],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert bench.returncode == 0, bench.stderr
+    result = json.loads((work / "out.json").read_text(encoding="utf-8"))
+    assert result["schema"] == "jev-eval-result/1" and result["figures"]["turns"] > 300
 
 
 def _installed_ui_serves_pages(venv: Path, tmp_path: Path) -> None:

@@ -70,9 +70,10 @@ def test_exit_code_table_matches_the_cli(monkeypatch: pytest.MonkeyPatch) -> Non
         assert word in table[code], (argv, code, table[code])
 
 
-def test_blind_rules_figures_in_readme_are_current() -> None:
-    """The rules judge's honest (blind) figures in README match what it does today,
-    and meet the issue's flag targets (precision >= 0.90, recall >= 0.60)."""
+def test_rules_judge_is_not_worse_on_the_older_blind_set() -> None:
+    """The older blind set (heldout3) is not worse than its recorded first measurement
+    (66 % exact, 97 % flag precision, 76 % problem recall). README's table itself is
+    checked against ``jev eval --builtin`` in tests/eval/test_builtin.py."""
     import json
 
     from jev.auditor import run_audit
@@ -93,10 +94,5 @@ def test_blind_rules_figures_in_readme_are_current() -> None:
         if got != "complete":
             flagged += 1
             true_flags += want != "complete"
-    row = (
-        f"| **{round(100 * right / total)} %** "
-        f"| **{round(100 * true_flags / flagged)} % ({true_flags}/{flagged})** "
-        f"| **{round(100 * true_flags / problems)} % ({true_flags}/{problems})** |"
-    )
-    assert row in README, row
-    assert true_flags / flagged >= 0.90 and true_flags / problems >= 0.60
+    assert right / total >= 0.66
+    assert true_flags / flagged >= 0.96 and true_flags / problems >= 0.76

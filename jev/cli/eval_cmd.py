@@ -1,12 +1,15 @@
-"""``jev eval CASES_DIR``: measure a judge on a labelled corpus (SPEC §11).
+"""``jev eval CASES_DIR`` / ``--builtin`` / ``--compare``: measure a judge on a labelled
+corpus, or on the labelled turns shipped with Jev (SPEC §11; :mod:`jev.benchmark`).
 
 Runs every case (``*.json``, format of ``tests/fixtures/cases``) through the live audit
 path and prints accuracy per assessment, macro-F1, Cohen's κ, the confusion matrix,
 focus hit rate, response-error rate, latency p50/p95, tokens and an estimated cost.
-``--json`` prints the whole report as JSON; ``--html FILE`` writes a self-contained
-page (heat map, bars, misses). It is a measurement: exit 0 whenever it ran and at least
-one case got a verdict, 3 when no case did (every audit incomplete: the reasons are
-printed), 2 on usage errors (bad folder, bad case file, unknown judge, bad price table).
+``--json`` prints the whole report as JSON (``--json FILE`` writes it; with
+``--builtin`` it is the versioned result file that ``--compare`` reads);
+``--html FILE`` writes a self-contained page (heat map, bars, misses). It is a
+measurement: exit 0 whenever it ran and at least one case got a verdict, 3 when no
+case did (every audit incomplete: the reasons are printed), 2 on usage errors (bad
+folder, bad case file, unknown judge, bad price table).
 """
 
 from __future__ import annotations
@@ -84,17 +87,46 @@ def register(sub: Any) -> None:
     """Add the ``eval`` subcommand to the ``jev`` parser."""
     p: argparse.ArgumentParser = sub.add_parser(
         "eval",
-        help="measure a judge on a labelled corpus of turns",
+        help="measure a judge on a labelled corpus of turns (or the built-in benchmark)",
         description=(
-            "Run every labelled case of CASES_DIR through the audit and report accuracy per "
-            "assessment, macro-F1, Cohen's kappa, the confusion matrix, focus hit rate, "
-            "response-error rate, latency, tokens and estimated cost. Exit 0 when it ran."
+            "Run every labelled case of CASES_DIR (or, with --builtin, the labelled turns "
+            "shipped with Jev) through the audit and report accuracy per assessment, "
+            "macro-F1, Cohen's kappa, the confusion matrix, focus hit rate, response-error "
+            "rate, latency, tokens and estimated cost. --compare A.json B.json puts result "
+            "files side by side. Exit 0 when it ran."
         ),
     )
-    p.add_argument("cases", metavar="CASES_DIR", help="folder of labelled case files (*.json)")
-    add_judge_options(p, required=True)
+    p.add_argument(
+        "cases", metavar="CASES_DIR", nargs="?", help="folder of labelled case files (*.json)"
+    )
+    p.add_argument(
+        "--builtin",
+        action="store_true",
+        help="measure on the labelled turns shipped with Jev (one row per set)",
+    )
+    p.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        metavar="NAME",
+        help="with --builtin: only this set (repeatable)",
+    )
+    p.add_argument(
+        "--compare",
+        nargs="+",
+        metavar="RESULT.json",
+        help="print result files of jev eval --builtin --json FILE side by side",
+    )
+    add_judge_options(p, required=False)
     p.add_argument("--language", choices=("auto", "en", "zh"), help="prompt language")
-    p.add_argument("--json", action="store_true", help="print the whole report as JSON")
+    p.add_argument(
+        "--json",
+        nargs="?",
+        const="-",
+        metavar="FILE",
+        help="write the result as JSON to FILE (stdout without FILE); with --builtin it "
+        "is the versioned result file for --compare",
+    )
     p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report")
     p.add_argument(
         "--prices",
@@ -113,7 +145,24 @@ def run(args: argparse.Namespace) -> int:
     from jev.evaluate import evaluate, load_cases, load_prices
     from jev.judges import create_judge
 
-    cases = load_cases(Path(args.cases))
+    chosen = [bool(args.cases), bool(args.builtin), bool(args.compare)]
+    if sum(chosen) != 1:
+        raise UsageError("give exactly one of CASES_DIR, --builtin or --compare A.json B.json")
+    if args.compare:
+        return _compare(args.compare)
+    if not args.judge:
+        raise UsageError("--judge is required (rules, openai, anthropic, …)")
+    if args.sets and not args.builtin:
+        raise UsageError("--set only goes with --builtin")
+    if args.builtin:
+        from jev.benchmark import builtin_cases
+
+        named = builtin_cases(args.sets or ())
+        cases = [case for _, case in named]
+        corpus = "builtin"
+    else:
+        cases = load_cases(Path(args.cases))
+        corpus = str(args.cases)
     settings = judge_settings_from_args(args)
     if args.language:
         settings = replace(settings, language=args.language)
@@ -131,9 +180,7 @@ def run(args: argparse.Namespace) -> int:
 
     judge = create_judge(settings.judge)
     try:
-        report = evaluate(
-            cases, settings, judge, corpus=str(args.cases), prices=prices, on_result=progress
-        )
+        report = evaluate(cases, settings, judge, corpus=corpus, prices=prices, on_result=progress)
     finally:
         judge.close()
     if show:
@@ -143,12 +190,26 @@ def run(args: argparse.Namespace) -> int:
             html_path.write_text(render_html(report), encoding="utf-8")
         except OSError as exc:
             raise UsageError(f"cannot write {html_path} ({exc.strerror or exc})") from None
-    if args.json:
-        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+    data = report.to_json()
+    if args.builtin:
+        from jev.benchmark import BUILTIN_SETS, corpus_version, result_json, sets_table
+
+        names = args.sets or [n for n, _ in BUILTIN_SETS]
+        data = result_json(report, names, corpus="builtin", version=corpus_version(names))
+    if args.json == "-":
+        print(json.dumps(data, ensure_ascii=False, indent=2))
     else:
+        if args.builtin:
+            print(sets_table(data))
+            print()
+            print(_tokens_line(data["figures"]))
+            print()
         print(format_table(report))
         if html_path is not None:
             print(f"\nHTML report written to {html_path}")
+        if args.json:
+            _write_json(Path(args.json), data)
+            print(f"\nresult written to {args.json}")
     if report.results and report.verdicts == 0:
         print(
             "jev eval: no case got a verdict (every audit was incomplete; see the reasons "
@@ -156,4 +217,42 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_INCOMPLETE
+    return EXIT_OK
+
+
+def _tokens_line(fig: dict[str, Any]) -> str:
+    """Tokens per audit: reported by the provider, and Jev's estimate of the input."""
+    tok = fig["tokens_per_audit"]
+    est = fig.get("estimated_input_tokens")
+    reported = (
+        "not reported (offline judge)"
+        if tok["input"] is None
+        else f"{tok['input']:,.0f} in / {tok['output'] or 0:,.0f} out (reported)"
+    )
+    line = f"tokens per audit: {reported}"
+    if est:
+        line += (
+            f"; estimated input {est['median']:,.0f} (median), of which the fixed rules text "
+            f"{est['rules']:,} ({est['cacheable_share'] * 100:.0f} % reusable with prompt "
+            "caching)"
+        )
+    return line
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    from jev.errors import UsageError
+
+    if not path.parent.is_dir():
+        raise UsageError(f"cannot write {path}: the folder {path.parent} does not exist")
+    try:
+        path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path} ({exc.strerror or exc})") from None
+
+
+def _compare(paths: list[str]) -> int:
+    from jev.benchmark import compare_table, load_result
+
+    results = [load_result(Path(p)) for p in paths]
+    print(compare_table(results, paths))
     return EXIT_OK
