@@ -121,7 +121,7 @@ def estimate_tokens(text: str) -> int:
 
 def _rendered_tokens(material: Material) -> tuple[int, int] | None:
     """(fixed rules tokens, whole input tokens) of the judge input for ``material``."""
-    from jev.auditor import prepare
+    from jev.judging import prepare
     from jev.domain import Settings
 
     judge_input = prepare(material, Settings()).judge_input
