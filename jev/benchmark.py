@@ -121,8 +121,8 @@ def estimate_tokens(text: str) -> int:
 
 def _rendered_tokens(material: Material) -> tuple[int, int] | None:
     """(fixed rules tokens, whole input tokens) of the judge input for ``material``."""
-    from jev.judging import prepare
     from jev.domain import Settings
+    from jev.judging import prepare
 
     judge_input = prepare(material, Settings()).judge_input
     return estimate_tokens(judge_input.system), estimate_tokens(
