@@ -89,8 +89,8 @@ def _reply(assessment: str, focus: str) -> dict[str, object]:
     )
 
 
-def seed(store_path: Path, fake: FakeProvider, *, now: float | None = None) -> Seeded:
-    """Write the turns above into ``store_path`` (see the module docstring)."""
+def seed(store_path: Path | str, fake: FakeProvider, *, now: float | None = None) -> Seeded:
+    """Write the turns above into ``store_path`` (a SQLite file or a store URL)."""
     base = time.time() if now is None else now
     judge = OpenAIJudge(model="fake-model", base_url=fake.openai_base, api_key_env="JEV_UI_NOKEY")
     settings = Settings(
