@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from jev.auditor import Auditor
 from jev.cli import EXIT_INCOMPLETE, EXIT_NEEDS_USER, EXIT_OK, EXIT_PROBLEM
 from jev.errors import JevError, MaterialMissing, UsageError
-from jev.hosts.transcript import detect_format, read_turns
+from jev.hosts.transcript import detect_format, read_turns, skip_running
 from jev.settings import load_settings, validate_settings
 from jev.store import Store
 
@@ -92,6 +92,12 @@ def register(sub: Any) -> None:
         metavar="N",
         help="budget of rendered judge input (1..1,000,000)",
     )
+    p.add_argument(
+        "--include-running",
+        action="store_true",
+        help="also audit turns the file shows still running (default: skipped, "
+        "'the turn has not ended')",
+    )
     p.add_argument("--json", action="store_true", help="JSON Lines: one object per turn considered")
     p.add_argument("--no-record", action="store_true", help="do not write audit records")
 
@@ -128,12 +134,12 @@ def _effective_settings(args: argparse.Namespace) -> tuple[Settings, bool]:
 
 def _select(turns: list[Turn], args: argparse.Namespace) -> list[Turn]:
     if not turns:
-        raise MaterialMissing(f"material missing: no turn found in {args.path}")
+        raise MaterialMissing(f"material missing: no turn found in {_shown(args)}")
     if args.all_turns:
         return turns
     if args.turn is not None:
         if not 1 <= args.turn <= len(turns):
-            raise UsageError(f"--turn {args.turn}: {args.path} has turns 1 … {len(turns)}")
+            raise UsageError(f"--turn {args.turn}: {_shown(args)} has turns 1 … {len(turns)}")
         return [turns[args.turn - 1]]
     return [turns[-1]]
 
@@ -148,7 +154,7 @@ def _check_format(args: argparse.Namespace) -> None:
         return  # not recognisable: let the chosen reader say what is wrong
     if found != args.fmt:
         raise UsageError(
-            f"{args.path} looks like a {found} file, not {args.fmt}; "
+            f"{_shown(args)} looks like a {found} file, not {args.fmt}; "
             f"use --from {found} or --from auto"
         )
 
@@ -253,7 +259,8 @@ def run(args: argparse.Namespace) -> int:
     """Run ``jev audit``; returns the exit code (worst over the turns considered).
 
     ``PATH`` ``-`` reads the turn file or transcript from standard input (it is kept in
-    a temporary file for the run, so every reader works on it unchanged).
+    a temporary file for the run, so every reader works on it unchanged); messages
+    name it ``<stdin>``, never the temporary path.
     """
     if args.path != "-":
         return _run(args)
@@ -265,7 +272,22 @@ def run(args: argparse.Namespace) -> int:
         with open(path, "wb") as handle:
             handle.write(data)
         args.path = path
-        return _run(args)
+        args.shown_path = STDIN_NAME
+        try:
+            return _run(args)
+        except JevError as exc:
+            exc.message = exc.message.replace(path, STDIN_NAME)
+            raise
+
+
+#: How standard input is named in messages.
+STDIN_NAME = "<stdin>"
+
+
+def _shown(args: argparse.Namespace) -> str:
+    """The input as named to the user: the path, or ``<stdin>``."""
+    shown: str = getattr(args, "shown_path", None) or args.path
+    return shown
 
 
 def _stdin_suffix(data: bytes) -> str:
@@ -299,9 +321,12 @@ def _run(args: argparse.Namespace) -> int:
     settings, chosen = _effective_settings(args)
     _check_format(args)
     try:
-        turns = _select(read_turns(args.path, args.fmt), args)
+        turns = read_turns(args.path, args.fmt)
+        if not getattr(args, "include_running", False):
+            turns = skip_running(turns)
+        turns = _select(turns, args)
     except MaterialMissing as exc:
-        msg = str(exc)
+        msg = str(exc).replace(args.path, _shown(args))
         if args.json:
             print(
                 json.dumps(

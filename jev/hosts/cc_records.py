@@ -11,7 +11,15 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["NOT_A_PROMPT", "TODO_TOOLS", "blocks_of", "classify_user", "text_of"]
+__all__ = [
+    "NOT_A_PROMPT",
+    "TODO_TOOLS",
+    "blocks_of",
+    "classify_user",
+    "question_answers",
+    "rejection_feedback",
+    "text_of",
+]
 
 #: Text prefixes of ``user`` records that are not a typed prompt (HOSTS.md §2.4).
 NOT_A_PROMPT: tuple[str, ...] = (
@@ -82,3 +90,87 @@ def classify_user(rec: dict[str, Any]) -> tuple[str, str]:
     if not head and not any(b.get("type") == "image" for b in blocks):
         return "other", ""
     return "prompt", text
+
+
+#: Rejected tool use (HOSTS.md §2.4): the host's text, then the user's feedback, if any.
+_REJECTED = "The user doesn't want to proceed with this tool use"
+_USER_SAID = "the user said:\n"
+#: The host's note appended after the user's feedback (2.1.96 ``ExitPlanMode``).
+_NOTE_AFTER = "\n\nNote: The user's next message may contain"
+#: ``"question"="answer"`` pairs in an AskUserQuestion result text (no toolUseResult).
+_ANSWER_PAIR = r'"((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)"'
+
+
+def _result_text(content: Any) -> str:
+    """Text of a tool_result's ``content`` (a string or a list of text blocks)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            t for b in content if isinstance(b, dict) and isinstance(t := b.get("text"), str)
+        )
+    return ""
+
+
+def rejection_feedback(block: dict[str, Any]) -> str:
+    """The user's words of a rejected tool use or plan, or ``""`` (HOSTS.md §2.4).
+
+    Args:
+        block: a ``tool_result`` block.
+
+    Returns:
+        Exactly the text the user typed after "the user said:" (without the host's
+        trailing note), stripped; ``""`` when the result is not a rejection or the
+        user gave no feedback ("STOP what you are doing and wait…").
+    """
+    text = _result_text(block.get("content"))
+    if _REJECTED not in text:
+        return ""
+    at = text.find(_USER_SAID)
+    if at < 0:
+        return ""
+    words = text[at + len(_USER_SAID) :]
+    note = words.find(_NOTE_AFTER)
+    if note >= 0:
+        words = words[:note]
+    return words.strip()
+
+
+def question_answers(block: dict[str, Any], result: dict[str, Any]) -> list[str]:
+    """The user's answers to an ``AskUserQuestion`` call, in question order.
+
+    Args:
+        block: the call's ``tool_result`` block.
+        result: the record's ``toolUseResult`` (``{questions, answers, annotations}``).
+
+    Returns:
+        Each non-empty answer (a chosen option label or the user's own text), then
+        any ``notes`` the user added in ``annotations``; ``[]`` for an AFK timeout
+        (real 2.1.232: no ``answers``) or an error. Without ``toolUseResult`` the
+        ``"question"="answer"`` pairs of the result text are used.
+    """
+    if block.get("is_error") is True:
+        return []
+    answers = result.get("answers")
+    words: list[str] = []
+    if isinstance(answers, dict):
+        words = [a.strip() for a in answers.values() if isinstance(a, str) and a.strip()]
+        notes = result.get("annotations")
+        if isinstance(notes, dict):
+            for note in notes.values():
+                text = note.get("notes") if isinstance(note, dict) else None
+                if isinstance(text, str) and text.strip():
+                    words.append(text.strip())
+        return words
+    if result:
+        return []
+    text = _result_text(block.get("content"))
+    if "answered" not in text[:80]:
+        return []
+    import re
+
+    for _question, answer in re.findall(_ANSWER_PAIR, text):
+        answer = answer.replace('\\"', '"').strip()
+        if answer:
+            words.append(answer)
+    return words

@@ -40,6 +40,21 @@ Rules (each decided on the real transcripts in ``tests/fixtures/real/``):
   then the oldest ``enqueue``d content). Both are written for one delivery, so they
   are paired by text. ``dequeue`` means the message runs after the turn as the next
   prompt (it then appears as its own record), so it is not an adjustment.
+* **User words inside tool results** (SPEC §3, issue 10): a rejected tool use or
+  plan with feedback (``is_error`` tool_result "The user doesn't want to proceed with
+  this tool use … the user said:\n<words>", real 2.1.96 ``ExitPlanMode``) and the
+  answers to ``AskUserQuestion`` (``toolUseResult.answers``, real 2.1.39/2.1.179/
+  2.1.217) are adjustments: exactly the user's words become a later request
+  message. The tool's own text around them, a rejection without feedback and an
+  AFK-timeout "answer" (2.1.232, no ``answers``) add nothing.
+* **End of a turn** (``Turn.ended``): a turn followed by another opening record has
+  ended; the last turn has ended when a ``stop_hook_summary``/``turn_duration``
+  record, a slash command or an interrupt follows its last agent record, or when its
+  last assistant message has ``stop_reason: "end_turn"``, or (versions that record no
+  stop reason, 1.0.x/2.1.38) a null stop reason with text and no ``tool_use``. A
+  pending tool result or a ``tool_use`` stop means the agent is still working.
+* **Subagent transcripts** (``subagents/agent-*.jsonl``, or every record a
+  sidechain, HOSTS.md §2.6) are one skipped turn: "subagent transcript".
 * **Interrupts:** a turn whose last main-thread event is a ``[Request interrupted
   by user…]`` record ``ended_by_interrupt``: skipped (no Stop hook runs then,
   HOSTS.md §1.3). If the agent goes on after the interrupt in the same turn, the
@@ -50,7 +65,9 @@ Rules (each decided on the real transcripts in ``tests/fixtures/real/``):
   every call in the file (TaskCreate subject -> ``pending`` item whose id comes
   from the paired tool_result ``toolUseResult.task.id`` or the text
   ``Task #N created successfully``; TaskUpdate ``taskId``/``task_id``/``id``,
-  ``status``, ``subject``; ``deleted`` drops the item). ``todo_used`` counts only
+  ``status``, ``subject``; ``deleted`` drops the item). A ``TaskCreate`` whose id
+  already exists ("Task #1 created" while #1 exists) means the host started a fresh
+  list (``--resume``/``--continue``): the old tasks are dropped. ``todo_used`` counts only
   calls in this turn; a turn without Todo use carries an empty list.
 * **Final answer:** the text blocks of the turn's last assistant message that has
   text (records grouped by ``message.id``: each record carries one block, HOSTS.md
@@ -65,12 +82,20 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from jev.domain import Material, TodoItem
-from jev.hosts.cc_records import NOT_A_PROMPT, TODO_TOOLS, blocks_of, classify_user, text_of
+from jev.hosts.cc_records import (
+    NOT_A_PROMPT,
+    TODO_TOOLS,
+    blocks_of,
+    classify_user,
+    question_answers,
+    rejection_feedback,
+    text_of,
+)
 from jev.hosts.turns import (
     REASON_INTERRUPT,
     REASON_NO_OPENING,
@@ -82,14 +107,26 @@ from jev.hosts.turns import (
     no_turn_error,
 )
 
-__all__ = ["NOT_A_PROMPT", "TodoState", "read_current_turn", "read_turns", "scan"]
+__all__ = [
+    "NOT_A_PROMPT",
+    "REASON_SUBAGENT",
+    "TodoState",
+    "is_subagent_path",
+    "question_answers",
+    "read_current_turn",
+    "read_turns",
+    "rejection_feedback",
+    "scan",
+]
 
+REASON_SUBAGENT = "subagent transcript"
 REASON_NOTIFICATION = (
     "material missing: the turn was opened by a background-task notification, not by a user request"
 )
 
 _TODO_TOOLS = TODO_TOOLS
 _TASK_CREATED = re.compile(r"Task #(\w+) created")
+_TURN_END_SUBTYPES = frozenset({"stop_hook_summary", "turn_duration"})
 _COMMAND_NAME = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 _STATUS_ALIASES = {
@@ -194,6 +231,10 @@ class TodoState:
             self._update(data)
 
     def _create(self, task_id: str, subject: str) -> None:
+        if task_id and task_id in self.tasks:
+            # "Task #1 created" while #1 exists: the host started a fresh list
+            # (resume/continue in the same file); earlier tasks are not this list's.
+            self.tasks.clear()
         self.tasks[task_id or self._next_id()] = [subject, "pending"]
 
     def _update(self, data: dict[str, Any]) -> None:
@@ -241,6 +282,21 @@ class _Acc:
     removes: Counter[str] = field(default_factory=Counter)
     attached: Counter[str] = field(default_factory=Counter)
     todos: tuple[TodoItem, ...] = ()
+    # End-of-turn evidence (see the module docstring, "End of a turn").
+    end_signal: bool = False  # a turn-end record, command or interrupt after the last work
+    awaiting_agent: bool = False  # a tool result the agent has not answered yet
+    msg_id: str = ""  # the last assistant message
+    msg_stop: str = ""
+    msg_text: bool = False
+    msg_tool_use: bool = False
+    ended: bool = False
+    tool_words: int = 0  # request messages taken from tool results
+
+    def adjust_words(self, text: str) -> None:
+        """Add user words found in a tool result (an adjustment, SPEC §3)."""
+        if text.strip():
+            self.request.append(text)
+            self.tool_words += 1
 
     def adjust(self, text: str, source: str) -> None:
         """Add a mid-turn adjustment; a remove and an attachment of one delivery pair up."""
@@ -277,12 +333,23 @@ class _Machine:
         self.lead_offset = -1
         self.pending: tuple[int, dict[str, Any], str] | None = None  # command record
         self.queue: list[str] = []
+        self.questions: set[str] = set()  # AskUserQuestion tool_use ids awaiting answers
+        self.sidechain = 0  # sidechain user/assistant records (ignored)
+        self.sidechain_key = ""
+        self.main = 0  # main-thread user/assistant records
+
+    def subagent_turn(self) -> Turn | None:
+        """The one skipped turn of a file whose records are all sidechain, else None."""
+        if self.main or not self.sidechain:
+            return None
+        return _subagent_turn(self.sidechain_key)
 
     # -- turn boundaries -------------------------------------------------
-    def _close(self) -> None:
+    def _close(self, *, next_opening: bool = True) -> None:
         cur = self.cur
         if cur is None:
             return
+        cur.ended = next_opening or _ended(cur)
         self.state.flush()
         if cur.todo_source == "todowrite":
             cur.todos = self.state.todowrite
@@ -330,9 +397,14 @@ class _Machine:
 
     # -- records ---------------------------------------------------------
     def feed(self, offset: int, rec: dict[str, Any]) -> None:
-        if rec.get("isSidechain") is True:
-            return
         rtype = rec.get("type")
+        if rec.get("isSidechain") is True:
+            if rtype in ("user", "assistant"):
+                self.sidechain += 1
+                self.sidechain_key = self.sidechain_key or _key(rec, offset)
+            return
+        if rtype in ("user", "assistant"):
+            self.main += 1
         if rtype == "user":
             self._user(offset, rec)
         elif rtype == "assistant":
@@ -340,6 +412,8 @@ class _Machine:
         elif rtype == "queue-operation":
             self._queue(rec)
         elif rtype == "system":
+            if rec.get("subtype") in _TURN_END_SUBTYPES and self.cur is not None:
+                self.cur.end_signal = True
             # 2.1.x may log a local command only as system/local_command records
             # (HOSTS.md §2.4, SPOTTER short.jsonl): its output ends a pending command.
             content = _str(rec.get("content")).lstrip()
@@ -360,6 +434,8 @@ class _Machine:
         if kind == "command":
             if self.pending is not None:
                 self._expand_pending(None)
+            if self.cur is not None:
+                self.cur.end_signal = True  # the user typed a command: the agent had stopped
             self.pending = (offset, rec, text)
             return
         if kind == "prompt":
@@ -394,7 +470,16 @@ class _Machine:
             # toolUseResult describes the record's one result; ambiguous with several.
             result = _dict(rec.get("toolUseResult")) if len(results) == 1 else {}
             for block in results:
-                self.state.tool_result(_str(block.get("tool_use_id")), block, result)
+                use_id = _str(block.get("tool_use_id"))
+                self.state.tool_result(use_id, block, result)
+                if self.cur is None:
+                    continue
+                self.cur.awaiting_agent = True
+                self.cur.end_signal = False
+                answers = question_answers(block, result) if use_id in self.questions else []
+                self.questions.discard(use_id)
+                for words in answers or [rejection_feedback(block)]:
+                    self.cur.adjust_words(words)
 
     def _assistant(self, offset: int, rec: dict[str, Any]) -> None:
         message = _dict(rec.get("message"))
@@ -402,17 +487,27 @@ class _Machine:
         if cur is None:
             return
         cur.last_event = "assistant"
+        cur.awaiting_agent = False
+        cur.end_signal = False
         host_made = rec.get("isApiErrorMessage") is True or message.get("model") == "<synthetic>"
         msg_id = _str(message.get("id")) or _str(rec.get("requestId")) or _key(rec, offset)
+        if msg_id != cur.msg_id:
+            cur.msg_id, cur.msg_text, cur.msg_tool_use = msg_id, False, False
+        cur.msg_stop = _str(message.get("stop_reason"))
         for block in _blocks(message):
             btype = block.get("type")
+            if btype == "text":
+                cur.msg_text = True
             if btype == "text" and not host_made:
                 if msg_id != cur.answer_id:
                     cur.answer_id = msg_id
                     cur.answer_parts = []
                 cur.answer_parts.append(_str(block.get("text")))
             elif btype == "tool_use":
+                cur.msg_tool_use = True
                 name = _str(block.get("name"))
+                if name == "AskUserQuestion":
+                    self.questions.add(_str(block.get("id")))
                 if name in _TODO_TOOLS:
                     self.state.tool_use(name, _str(block.get("id")), _dict(block.get("input")))
                     cur.todo_source = "todowrite" if name == "TodoWrite" else "tasks"
@@ -436,8 +531,19 @@ class _Machine:
                 self.cur.adjust(text, "remove")
 
     def finish(self) -> list[_Acc]:
-        self._close()
+        self._close(next_opening=False)
         return self.turns
+
+
+def _ended(acc: _Acc) -> bool:
+    """Whether the file shows the end of this (last) turn (module docstring)."""
+    if acc.last_event == "interrupt" or acc.end_signal:
+        return True
+    if acc.awaiting_agent or acc.msg_tool_use:
+        return False
+    if acc.msg_stop == "end_turn":
+        return True
+    return acc.msg_stop == "" and acc.msg_text
 
 
 def _answer(acc: _Acc) -> str:
@@ -459,7 +565,8 @@ def _to_turn(acc: _Acc, number: int) -> Turn:
         status, reason, material = "missing", REASON_NO_OPENING, None
     elif not todo_used:
         status, reason = "skipped", REASON_NO_TODO
-    elif not acc.request:
+    elif len(acc.request) == acc.tool_words:
+        # Answers to the agent's questions adjust a request; they never are one.
         status, reason, material = "missing", REASON_NOTIFICATION, None
     else:
         status, reason = "ready", ""
@@ -472,18 +579,43 @@ def _to_turn(acc: _Acc, number: int) -> Turn:
         reason=reason,
         ended_by_interrupt=interrupted,
         opening=acc.opening,
+        ended=acc.ended,
     )
+
+
+def _subagent_turn(key: str) -> Turn:
+    return Turn(
+        number=1,
+        key=key or "subagent",
+        material=None,
+        todo_used=False,
+        status="skipped",
+        reason=REASON_SUBAGENT,
+        ended_by_interrupt=False,
+        opening="subagent",
+    )
+
+
+def is_subagent_path(path: Path) -> bool:
+    """``…/subagents/agent-*.jsonl``: a subagent's own transcript (HOSTS.md §2.1, §2.6)."""
+    return path.parent.name == "subagents" and path.name.startswith("agent-")
 
 
 def scan(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn]:
     """Turn ``(offset, record)`` pairs (in file order) into numbered turns.
 
-    Pure: no I/O. Used by both readers and by tests on hand-built records.
+    Pure: no I/O. Used by both readers and by tests on hand-built records. A file
+    whose user/assistant records are all sidechain yields one skipped turn
+    ("subagent transcript").
     """
     machine = _Machine()
     for offset, rec in records:
         machine.feed(offset, rec)
-    return [_to_turn(acc, n) for n, acc in enumerate(machine.finish(), start=1)]
+    accs = machine.finish()
+    subagent = machine.subagent_turn()
+    if subagent is not None:
+        return [subagent]
+    return [_to_turn(acc, n) for n, acc in enumerate(accs, start=1)]
 
 
 def _scan_accs(records: Iterable[tuple[int, dict[str, Any]]]) -> list[_Acc]:
@@ -496,12 +628,16 @@ def _scan_accs(records: Iterable[tuple[int, dict[str, Any]]]) -> list[_Acc]:
 def read_turns(path: Path) -> list[Turn]:
     """Read every root turn of a Claude Code transcript, in order (SPEC §2, §3).
 
-    Bad lines (half-written, non-UTF-8, not JSON, not objects) are skipped.
+    Bad lines (half-written, non-UTF-8, not JSON, not objects) are skipped. A
+    subagent's transcript (``subagents/agent-*.jsonl``) is one skipped turn.
 
     Raises:
         UsageError: the file is missing or unreadable.
     """
-    return scan(iter_records(Path(path), LineStats()))
+    path = Path(path)
+    if is_subagent_path(path):
+        return [_subagent_turn(path.stem)]
+    return scan(iter_records(path, LineStats()))
 
 
 def _is_candidate(rec: dict[str, Any]) -> bool:
@@ -526,6 +662,8 @@ def read_current_turn(path: Path) -> Turn:
         MaterialMissing: the transcript holds no turn yet.
     """
     path = Path(path)
+    if is_subagent_path(path):
+        return replace(_subagent_turn(path.stem), number=0)
     stats = LineStats()
     collected: list[tuple[int, dict[str, Any]]] = []  # newest first
     accs: list[_Acc] | None = None
@@ -537,7 +675,13 @@ def read_current_turn(path: Path) -> Turn:
                 accs = trial
                 break
     if accs is None:
-        accs = _scan_accs(reversed(collected))
+        machine = _Machine()
+        for offset, rec in reversed(collected):
+            machine.feed(offset, rec)
+        accs = machine.finish()
+        subagent = machine.subagent_turn()
+        if subagent is not None:
+            return replace(subagent, number=0)
     if not accs:
         raise no_turn_error(path)
     last = accs[-1]
@@ -550,6 +694,4 @@ def read_current_turn(path: Path) -> Turn:
 
 
 def _renumber(turn: Turn) -> Turn:
-    from dataclasses import replace
-
     return replace(turn, number=0)

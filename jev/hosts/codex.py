@@ -23,6 +23,10 @@ Each line is ``{timestamp, type, payload}`` (HOSTS.md §3.1). Rules:
   message's ``output_text``. A turn with none (the 0.58 recording stops mid-turn)
   has an empty final answer and is still auditable: SPEC §3 allows an empty answer.
 * **Interrupt**: ``turn_aborted`` -> ``ended_by_interrupt`` (skipped).
+* **End of a turn** (``Turn.ended``): ``task_complete``/``turn_aborted``, or a later
+  turn's opening; else the turn's last agent item is an assistant message that is
+  a final answer (``phase: "final_answer"``, or no ``phase`` in versions without
+  it). The 0.58 recording stops on a ``shell`` call: its turn has not ended.
 * Compaction inside a turn (``compacted``) keeps the turn: its ``user_message``
   stays in the file.
 """
@@ -103,6 +107,7 @@ class _Acc:
     last_agent: str | None = None  # task_complete.last_agent_message
     agent_message: str = ""
     assistant_item: str = ""
+    final_last: bool = False  # the last agent item is a final-answer message
 
 
 class _Machine:
@@ -135,6 +140,10 @@ class _Machine:
             elif ptype == "agent_message" and self.cur is not None:
                 self.cur.agent_message = _str(payload.get("message"))
         elif rec.get("type") == "response_item" and self.cur is not None:
+            if ptype in ("function_call", "custom_tool_call", "local_shell_call"):
+                self.cur.final_last = False
+            elif ptype == "message" and payload.get("role") == "assistant":
+                self.cur.final_last = payload.get("phase") in (None, "final_answer")
             if ptype == "function_call" and payload.get("name") == "update_plan":
                 self.cur.todo_used = True
                 self.cur.todos = parse_plan(payload.get("arguments"))
@@ -167,7 +176,7 @@ class _Machine:
         return self.turns
 
 
-def _to_turn(acc: _Acc, number: int) -> Turn:
+def _to_turn(acc: _Acc, number: int, *, last: bool = False) -> Turn:
     if acc.last_agent is not None:
         answer = acc.last_agent
     else:
@@ -201,6 +210,7 @@ def _to_turn(acc: _Acc, number: int) -> Turn:
         reason=reason,
         ended_by_interrupt=acc.aborted,
         opening="prompt" if acc.request else "missing",
+        ended=acc.closed or not last or acc.final_last,
     )
 
 
@@ -213,7 +223,8 @@ def _accs(records: Iterable[tuple[int, dict[str, Any]]]) -> list[_Acc]:
 
 def scan(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn]:
     """Turn ``(offset, record)`` pairs (in file order) into numbered turns. Pure."""
-    return [_to_turn(acc, n) for n, acc in enumerate(_accs(records), start=1)]
+    accs = _accs(records)
+    return [_to_turn(acc, n, last=n == len(accs)) for n, acc in enumerate(accs, start=1)]
 
 
 def read_turns(path: Path) -> list[Turn]:
@@ -259,4 +270,4 @@ def read_current_turn(path: Path) -> Turn:
     accs = _accs(reversed(collected))
     if not accs:
         raise no_turn_error(path)
-    return replace(_to_turn(accs[-1], 0), number=0)
+    return replace(_to_turn(accs[-1], 0, last=True), number=0)

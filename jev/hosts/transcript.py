@@ -24,18 +24,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 from jev.errors import UsageError
 from jev.hosts.turns import (
     REASON_INTERRUPT,
     REASON_NO_OPENING,
     REASON_NO_TODO,
+    REASON_RUNNING,
     LineStats,
     Turn,
     iter_records,
     iter_records_backward,
     no_turn_error,
+    skip_running,
 )
 
 __all__ = [
@@ -43,6 +45,7 @@ __all__ = [
     "REASON_INTERRUPT",
     "REASON_NO_OPENING",
     "REASON_NO_TODO",
+    "REASON_RUNNING",
     "LineStats",
     "Turn",
     "TurnFormat",
@@ -52,6 +55,8 @@ __all__ = [
     "no_turn_error",
     "read_current_turn",
     "read_turns",
+    "skip_running",
+    "unrecognised_message",
 ]
 
 TurnFormat = Literal["turn", "claude-code", "codex", "gemini", "cursor", "copilot", "qwen", "droid"]
@@ -75,8 +80,8 @@ _OTHER_READERS: dict[str, str] = {
     "droid": "jev.hosts.droid_transcript",
 }
 
-#: Bytes read from the head of a file to sniff its format.
-_SNIFF_BYTES = 1 << 16
+#: Lines read from the head of a file to sniff its format (each read whole).
+_SNIFF_LINES = 20
 #: Largest whole-file JSON document tried as a generic turn file while sniffing (bytes).
 _SNIFF_WHOLE_MAX = 64 << 20
 
@@ -116,33 +121,42 @@ def _check_path(path: Path) -> None:
 def detect_format(path: str | Path) -> TurnFormat:
     """Tell which of :data:`FORMATS` a file is, by sniffing its first lines.
 
-    A first JSON line with ``type`` in the Codex rollout item types and a
+    Up to 20 lines are read whole (a first line of 64 KiB or more is fine). A
+    first JSON line with ``type`` in the Codex rollout item types and a
     ``payload`` is ``codex`` (HOSTS.md §3.1); one with a Claude Code record type,
     ``sessionId`` or ``uuid`` is ``claude-code`` (HOSTS.md §2.2); a whole-file JSON
     object with ``request`` is ``turn``.
 
     Raises:
-        UsageError: the file is missing, unreadable, empty or of no known format.
+        UsageError: the file is missing, unreadable, empty or of no known format;
+            the message says why (:func:`unrecognised_message`).
     """
     path = Path(path)
     _check_path(path)
     try:
         with path.open("rb") as handle:
-            head = handle.read(_SNIFF_BYTES)
+            lines = _head_lines(handle)
             size = handle.seek(0, 2)
     except OSError as exc:
         raise UsageError(f"{path}: cannot be read ({exc.strerror}).") from None
-    if not head.strip():
+    if not any(raw.strip() for raw in lines):
         raise UsageError(f"{path}: the file is empty; there is no turn to read.")
-    head = head.removeprefix(b"\xef\xbb\xbf")
-    if head.lstrip().startswith((b"user:", b"assistant:")):
+    lines[0] = lines[0].removeprefix(b"\xef\xbb\xbf")
+    if b"".join(lines).lstrip().startswith((b"user:", b"assistant:")):
         return "cursor"  # the older Cursor .txt transcript (its reader says so)
-    for raw in head.splitlines()[:20]:
+    first_error: tuple[int, ValueError] | None = None
+    first_kind = ""
+    for lineno, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
         try:
             rec = json.loads(raw.decode("utf-8", errors="replace"))
-        except (ValueError, RecursionError):
+        except (ValueError, RecursionError) as exc:
+            if first_error is None and isinstance(exc, ValueError):
+                first_error = (lineno, exc)
             continue
         if not isinstance(rec, dict):
+            first_kind = first_kind or _json_kind(rec)
             continue
         found = _sniff_other(rec)
         if found is not None:
@@ -154,19 +168,91 @@ def detect_format(path: str | Path) -> TurnFormat:
             return "claude-code"
         if "request" in rec:
             return "turn"
+        first_kind = first_kind or "a JSON object without the fields of a known format"
+    doc: object = None
+    whole_error: ValueError | None = None
     if size <= _SNIFF_WHOLE_MAX:
         try:
             doc = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
-        except (ValueError, RecursionError, OSError):
+        except (ValueError, RecursionError) as exc:
+            whole_error = exc if isinstance(exc, ValueError) else None
+        except OSError:
             doc = None
         if isinstance(doc, dict) and "request" in doc:
             return "turn"
         if isinstance(doc, dict) and "projectHash" in doc and "messages" in doc:
             return "gemini"
-    raise UsageError(
-        f"{path}: cannot tell the format (not a Jev turn file or a transcript of "
-        f"{', '.join(FORMATS[1:])}); pass the format explicitly."
+        if doc is not None:
+            first_kind = _json_kind(doc)
+    raise UsageError(unrecognised_message(path, first_error, first_kind, whole_error))
+
+
+def _head_lines(handle: BinaryIO) -> list[bytes]:
+    """The first :data:`_SNIFF_LINES` lines, whole, up to :data:`_SNIFF_WHOLE_MAX` bytes.
+
+    Lines are read whole (a 64 KiB+ first line, e.g. a Codex ``session_meta`` with
+    long instructions, must still be recognised); a line longer than the cap is
+    returned cut, and fails to parse like any broken line.
+    """
+    lines: list[bytes] = []
+    budget = _SNIFF_WHOLE_MAX
+    while len(lines) < _SNIFF_LINES and budget > 0:
+        raw = handle.readline(budget)
+        if not raw:
+            break
+        budget -= len(raw)
+        lines.append(raw)
+    return lines
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, list):
+        return "a JSON array"
+    if isinstance(value, dict):
+        return "a JSON object without the fields of a known format"
+    return f"a JSON {type(value).__name__ if value is not None else 'null'}"
+
+
+def unrecognised_message(
+    path: str | Path,
+    line_error: tuple[int, ValueError] | None = None,
+    kind: str = "",
+    whole_error: ValueError | None = None,
+) -> str:
+    """The one message for a file Jev cannot read as a turn file or transcript.
+
+    Shared so that every reader says the same thing (issue 10 item 5): it says *why*
+    — which line and column is not JSON, or what the JSON is instead — and what to do.
+
+    Args:
+        path: the file as named to the user (``<stdin>`` for standard input).
+        line_error: ``(1-based line, the JSON error)`` of the first line that is not JSON.
+        kind: what the parsed JSON is when it is JSON of no known shape
+            (e.g. "a JSON array").
+        whole_error: the error of reading the whole file as one JSON document.
+    """
+    expected = f"a Jev turn file or a transcript of {', '.join(FORMATS[1:])}"
+    if kind:
+        why = f"it is {kind}, not {expected}"
+    elif line_error is not None:
+        lineno, exc = line_error
+        detail = _json_error_text(exc)
+        why = f"not valid JSON at line {lineno}{detail}"
+        if lineno == 1 and whole_error is not None:
+            why = f"not valid JSON at line {lineno}{_json_error_text(whole_error)}"
+    else:
+        why = f"not {expected}"
+    return (
+        f"{path}: cannot tell the format: {why}. Pass a turn file "
+        "(schemas/turn.schema.json) or a session transcript; if it is one, name its "
+        f"format with --from ({', '.join(FORMATS)})."
     )
+
+
+def _json_error_text(exc: ValueError) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f" column {exc.colno} ({exc.msg})"
+    return f" ({exc})"
 
 
 def _sniff_other(rec: dict[str, object]) -> TurnFormat | None:

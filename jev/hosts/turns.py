@@ -23,16 +23,19 @@ __all__ = [
     "REASON_INTERRUPT",
     "REASON_NO_OPENING",
     "REASON_NO_TODO",
+    "REASON_RUNNING",
     "LineStats",
     "Turn",
     "iter_records",
     "iter_records_backward",
     "no_turn_error",
+    "skip_running",
 ]
 
 #: Reasons shared by the readers (SPEC §2, §3, §14), so callers can compare them.
 REASON_NO_TODO = "no Todo use in this turn"
 REASON_INTERRUPT = "ended by a user interrupt"
+REASON_RUNNING = "the turn has not ended"
 REASON_NO_OPENING = (
     "material missing: the turn's original request is not in the transcript "
     "(compacted away, or written before this file begins)"
@@ -61,7 +64,13 @@ class Turn:
         ended_by_interrupt: the turn ended with a user interrupt (no Stop hook runs,
             SPEC §14 "turns stopped by the user are out of scope").
         opening: what opened the turn: ``prompt``, ``slash-command``,
-            ``task-notification`` or ``missing`` (opening not in the file).
+            ``task-notification``, ``subagent`` (a subagent's transcript, skipped) or
+            ``missing`` (opening not in the file).
+        ended: the file shows the turn's end (the host's turn-end record, the next
+            prompt, or a final message that ends the turn). ``False`` for a turn
+            still running when the file was written: ``jev audit`` skips it ("the
+            turn has not ended") unless ``--include-running`` (issue 10). A Stop
+            hook's own event is the end signal, so hooks ignore this field.
     """
 
     number: int
@@ -72,6 +81,24 @@ class Turn:
     reason: str
     ended_by_interrupt: bool
     opening: str
+    ended: bool = True
+
+
+def skip_running(turns: list[Turn]) -> list[Turn]:
+    """Mark turns that have not ended (``Turn.ended`` false) as skipped (issue 10).
+
+    A turn already skipped keeps its own reason; a ready or missing turn that is
+    still running becomes ``skipped`` with :data:`REASON_RUNNING`, because its final
+    answer may not be written yet (``jev audit`` without ``--include-running``).
+    """
+    from dataclasses import replace
+
+    return [
+        replace(t, status="skipped", reason=REASON_RUNNING)
+        if not t.ended and t.status != "skipped"
+        else t
+        for t in turns
+    ]
 
 
 def no_turn_error(path: Path) -> MaterialMissing:

@@ -148,7 +148,8 @@ def test_compaction_file_reads_cleanly() -> None:
     # the closing <task-notification> continues turn 2 (issue 8 item 6), no third turn
     assert [t.opening for t in turns] == ["prompt", "prompt"]
     assert turns[1].material is not None
-    assert turns[1].material.request == ("continue",)  # the summary never stands in
+    # The summary never stands in; the AskUserQuestion answer is the user's adjustment.
+    assert turns[1].material.request == ("continue", "main was clean; fix the issues")
 
 
 def test_interrupt_and_local_command_at_end() -> None:
