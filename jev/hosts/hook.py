@@ -453,9 +453,7 @@ def report_undelivered(
     return logged
 
 
-def run_session_start_hook(
-    stdin_text: str, *, profile: str | None = None, host: str = "claude-code"
-) -> HookResult:
+def run_session_start_hook(stdin_text: str, *, host: str, profile: str | None = None) -> HookResult:
     """A host's session-start hook: the system-prompt section when the profile is enabled.
 
     Bad stdin is ignored (the answer does not depend on it). A disabled profile, or any
