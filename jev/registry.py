@@ -38,6 +38,7 @@ BUILTIN_JUDGES: dict[str, str] = {
     "rules": "jev.judges.rules:RulesJudge.from_settings",
     "openai": "jev.judges.openai_compat:OpenAIJudge.from_settings",
     "anthropic": "jev.judges.anthropic:AnthropicJudge.from_settings",
+    "ollama": "jev.judges.ollama:OllamaJudge.from_settings",
     "scripted": "jev.judges.scripted:ScriptedJudge.from_settings",
 }
 

@@ -13,9 +13,9 @@ Usable by every test (``from tests.fakeserver import FakeProvider``)::
   connection (``ThreadingHTTPServer``), so concurrent clients (16 at once for
   ``replay --live``) are served in parallel; counters and the script are guarded by a
   lock.
-* Routes ``POST /chat/completions`` and ``POST /v1/chat/completions`` (OpenAI shape)
-  and ``POST /v1/messages`` (Anthropic shape); any other path gets 404 (and is still
-  recorded).
+* Routes ``POST /chat/completions`` and ``POST /v1/chat/completions`` (OpenAI shape),
+  ``POST /v1/messages`` (Anthropic shape) and ``POST /api/chat`` (Ollama's native
+  shape); any other path gets 404 (and is still recorded).
 * Each request takes the next scripted behaviour; when the script is empty the
   ``default`` behaviour is used (by default a 500 saying the script ran out, so a
   test making an unexpected call fails visibly).
@@ -41,6 +41,7 @@ from typing import Any
 
 __all__ = [
     "ANTHROPIC_PATHS",
+    "OLLAMA_PATHS",
     "OPENAI_PATHS",
     "Behaviour",
     "FakeProvider",
@@ -56,6 +57,7 @@ __all__ = [
 
 OPENAI_PATHS = ("/chat/completions", "/v1/chat/completions")
 ANTHROPIC_PATHS = ("/v1/messages",)
+OLLAMA_PATHS = ("/api/chat",)
 
 
 @dataclass(frozen=True)
@@ -222,7 +224,9 @@ class _Handler(BaseHTTPRequestHandler):
             json=parsed,
         )
         fake = self.server.fake
-        routed = self.command == "POST" and self.path in OPENAI_PATHS + ANTHROPIC_PATHS
+        routed = (
+            self.command == "POST" and self.path in OPENAI_PATHS + ANTHROPIC_PATHS + OLLAMA_PATHS
+        )
         behaviour = fake._record_and_next(request, consume=routed)
         if behaviour is None:  # unknown route: recorded, script left untouched
             reply = Reply(status=404, json={"error": {"message": f"no route {self.path}"}})

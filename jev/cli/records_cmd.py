@@ -202,11 +202,19 @@ def format_report_card(records: list[Record]) -> str:
             lines.append(
                 f"  input: {record.input_chars:,} of {record.budget_chars or 0:,} characters"
             )
-        lines.append(f"  judge calls: {record.attempts} · latency {record.latency_ms:.0f} ms")
+        calls = f"  judge calls: {record.attempts} · latency {record.latency_ms:.0f} ms"
+        if record.judge and record.judge.get("reply_mode"):
+            calls += f" · reply mode {record.judge['reply_mode']}"
+        lines.append(calls)
         if record.usage:
             tokens_in = record.usage.get("input_tokens")
             tokens_out = record.usage.get("output_tokens")
             lines.append(f"  tokens: in {tokens_in} · out {tokens_out}")
+        elif record.input_chars:
+            lines.append(
+                f"  tokens: not reported by the judge; about {record.input_chars // 4:,} "
+                "input tokens estimated from the characters"
+            )
         if record.supplement_text:
             lines.append("  supplement sent:")
             lines.extend(_indent(record.supplement_text, "    | "))

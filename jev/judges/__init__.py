@@ -18,6 +18,7 @@ name           factory                                             what it is
 ``rules``      ``jev.judges.rules:RulesJudge.from_settings``       offline heuristic
 ``openai``     ``jev.judges.openai_compat:OpenAIJudge.from_settings``  Chat Completions
 ``anthropic``  ``jev.judges.anthropic:AnthropicJudge.from_settings``   Messages API
+``ollama``     ``jev.judges.ollama:OllamaJudge.from_settings``         Ollama /api/chat
 ``scripted``   ``jev.judges.scripted:ScriptedJudge.from_settings``     tests / replay
 =============  ==================================================  =====================
 

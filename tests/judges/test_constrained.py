@@ -196,3 +196,51 @@ def test_the_record_says_which_mode_was_used(
     [record] = Store(jev_home / "jev.sqlite3").list_records()
     assert record.judge is not None and record.judge["reply_mode"] == "json_schema"
     validate_record_json(record.to_json())
+    assert main(["records", "show", str(record.id)]) == 0
+    card = capsys.readouterr().out
+    assert "reply mode json_schema" in card
+    assert "tokens: in 100 · out 12" in card  # the provider's usage, per audit
+
+
+def _ollama_reply(content: str) -> dict[str, Any]:
+    return {
+        "model": "qwen2.5:7b",
+        "message": {"role": "assistant", "content": content},
+        "done": True,
+        "prompt_eval_count": 321,
+        "eval_count": 17,
+    }
+
+
+def test_ollama_format_schema_then_json_then_text(
+    judge_input: JudgeInput, numbering: Numbering
+) -> None:
+    from jev.judges.ollama import OllamaJudge
+
+    def strict(body: dict[str, Any]) -> Any:
+        fmt = body.get("format")
+        if not isinstance(fmt, dict):
+            return Reply(status=400, json={"error": "expected a schema in format"})
+        jsonschema.Draft202012Validator.check_schema(fmt)
+        assert fmt["properties"]["focus"]["enum"] == ["R1", "T1", "A1", "none", "all"]
+        return _ollama_reply(GOOD)
+
+    with FakeProvider(default=strict) as fake:
+        judge = OllamaJudge(model="qwen2.5:7b", base_url=fake.url + "/v1")
+        answer = judge.ask(judge_input, numbering)
+        assert answer.reply_mode == "json_schema" and answer.text == GOOD
+        assert answer.usage is not None and answer.usage.input_tokens == 321
+        [req] = fake.requests
+        assert req.path == "/api/chat" and req.json["stream"] is False
+    with FakeProvider() as old:
+        old.script(
+            Reply(status=400, json={"error": 'invalid format: expected "json" or empty'}),
+            Reply(status=400, json={"error": "format json is not supported"}),
+            _ollama_reply(GOOD),
+            _ollama_reply(GOOD),
+        )
+        judge = OllamaJudge(model="m", base_url=old.url)
+        assert judge.ask(judge_input, numbering).reply_mode == "text"
+        assert judge.ask(judge_input, numbering).reply_mode == "text"
+        formats = [r.json.get("format", "—") for r in old.requests]
+        assert isinstance(formats[0], dict) and formats[1:] == ["json", "—", "—"]

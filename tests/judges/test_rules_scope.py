@@ -90,3 +90,77 @@ def test_scope_kinds_and_their_twins(
     )
     hit = explain(number(material))
     assert hit.assessment == expected, hit
+
+
+@pytest.mark.parametrize(
+    ("request_text", "answer", "todos", "expected"),
+    [
+        (  # a partial count in a completed Todo against "all four"
+            "Add the headers to the four public endpoints.",
+            "All four public endpoints now send the headers. `pytest tests/api` → 96 passed.",
+            [("Wire the middleware into /search, /items, /items/{id} (3/4)", "completed")],
+            "contradiction",
+        ),
+        (  # the twin: the count is complete
+            "Add the headers to the four public endpoints.",
+            "All four public endpoints now send the headers. `pytest tests/api` → 96 passed.",
+            [("Wire the middleware into all four endpoints (4/4)", "completed")],
+            "complete",
+        ),
+        (  # zh: "21/23 个页面" against "所有页面都已覆盖"
+            "把所有页面里的硬编码中文抽到 `zh-CN.json`。",
+            "`src/pages/` 下所有页面都已覆盖，`pnpm build` 通过。",
+            [("抽取文案：已完成 21/23 个页面", "completed")],
+            "contradiction",
+        ),
+        (  # a requested test run that never happened (compiling is not running)
+            "Port `CsvExporter` to Kotlin and run the existing JUnit tests against it.",
+            "`CsvExporter.kt` replaces the Java class; `./gradlew compileTestJava` works.",
+            [("Port CsvExporter to Kotlin", "completed")],
+            "omission",
+        ),
+        (  # the twin: the run is reported
+            "Port `CsvExporter` to Kotlin and run the existing JUnit tests against it.",
+            "`CsvExporter.kt` replaces the Java class; `./gradlew test`: 41 tests passed.",
+            [("Port CsvExporter to Kotlin", "completed")],
+            "complete",
+        ),
+        (  # a README that explains how to run the tests asks for no run
+            "Write a README section on how to run the tests.",
+            "Added a 'Running the tests' section to `README.md` with `make test`.",
+            [("README section", "completed")],
+            "complete",
+        ),
+        (  # the agent declined a requested item on its own
+            "Add an index on `orders(customer_id)`.",
+            "I didn't add the index, because `idx_orders_customer_created` already covers it.",
+            [("Check existing indexes", "completed")],
+            "omission",
+        ),
+        (  # the twin: it asks the user instead
+            "Add an index on `orders(customer_id)`.",
+            "`idx_orders_customer_created` already covers `customer_id`, so a new index "
+            "would be redundant. Do you still want me to add it, or leave it as is?",
+            [("Check existing indexes", "completed")],
+            "needs-user",
+        ),
+        (  # zh: "所以我没有加缓存"
+            "给 `export_report` 接口加上 Redis 缓存，过期时间 10 分钟。",
+            "命中率太低，所以我没有加缓存，改成了一次 JOIN，`pytest tests/reports` 31 passed。",
+            [("分析访问模式", "completed")],
+            "omission",
+        ),
+    ],
+)
+def test_counts_runs_and_declined_items_with_their_twins(
+    request_text: str, answer: str, todos: list[tuple[str, str]], expected: str
+) -> None:
+    material = Material.from_json(
+        {
+            "request": [request_text],
+            "todos": [{"content": c, "status": s} for c, s in todos],
+            "final_answer": answer,
+        }
+    )
+    hit = explain(number(material))
+    assert hit.assessment == expected, hit

@@ -14,6 +14,7 @@ from jev.judges.rules._base import (
     _REPORT_ONLY,
     _REQUEST_NEGATED,
     _TOPICS,
+    _USER_CITED,
     RuleHit,
     _code_tokens,
     _contains_token,
@@ -236,4 +237,78 @@ def _rule_required_name_missing(view: _View) -> RuleHit | None:
                     "neither the Todo list nor the answer mentions it",
                     0.7,
                 )
+    return None
+
+
+_RUN_REQUESTED = _W.rx("run_requested")
+_RUN_RESULT = _W.rx("run_result")
+_DECLINED = _W.rx("declined")
+_RUN_ELSEWHERE = _W.rx("run_elsewhere")
+
+
+def _rule_requested_run_missing(view: _View) -> RuleHit | None:
+    """``requested-run-missing``: the request asks for a test run and neither the Todo
+    list nor the answer reports any run result (compiling is not running)."""
+    if view.thin():
+        return None  # a bare report mentions nothing; absence is no evidence
+    from jev.judges.rules.scope import scope_of
+
+    if scope_of(view).takeover:
+        return None  # the user runs them
+    report = _strip_code(view.answer_text) + "\n" + view.todo_text
+    if _RUN_RESULT.search(report):
+        return None
+    for req in view.requests:
+        for sentence in _sentences(req.text):
+            plain = _strip_code(sentence)
+            if not _RUN_REQUESTED.search(sentence) or _REQUEST_NEGATED.search(plain):
+                continue
+            if _RUN_ELSEWHERE.search(sentence):
+                continue  # describes or configures runs (README, CI), asks for none now
+            return _hit(
+                "requested-run-missing",
+                "omission",
+                req,
+                f"the request asks for a test run (“{_quote(sentence)}”), and the report "
+                "gives no result of one",
+                0.7,
+            )
+    return None
+
+
+def _rule_requested_item_declined(view: _View) -> RuleHit | None:
+    """``requested-item-declined``: the answer says it did not do what the request asked
+    for ("I didn't add the index, because …") without the user having said so and
+    without asking the user."""
+    from jev.judges.rules.scope import scope_of
+
+    scope = scope_of(view)
+    if scope.conditions or scope.takeover:
+        return None
+    for a in view.answers:
+        for sentence in _sentences(a.text):
+            m = _DECLINED.search(sentence)
+            if m is None or _USER_CITED.search(sentence):
+                continue
+            rest = m.group(2) if m.group(2) is not None else (m.group(4) or "")
+            words = _content_words(_strip_code(rest)) | _code_tokens(rest)
+            if not words:
+                continue
+            for req in view.requests:
+                for clause in _sentences(req.text):
+                    plain = _strip_code(clause)
+                    if _REQUEST_NEGATED.search(plain):
+                        continue
+                    low = clause.lower()
+                    if any(
+                        _contains_token(clause, w) or (not w.isascii() and w in low) for w in words
+                    ):
+                        return _hit(
+                            "requested-item-declined",
+                            "omission",
+                            req,
+                            f"the request asks for it (“{_quote(clause)}”), but the answer "
+                            f"decided not to, without asking: “{_quote(sentence)}”",
+                            0.7,
+                        )
     return None

@@ -36,6 +36,37 @@ _UNIT_VALUE = _W.rx("unit_value")
 _BASELINE = _W.rx("baseline")
 
 
+#: Number words for "all four endpoints" against a Todo's "3/4".
+_NUMBER_WORDS = {
+    2: "two|both",
+    3: "three",
+    4: "four",
+    5: "five",
+    6: "six",
+    7: "seven",
+    8: "eight",
+    9: "nine",
+    10: "ten",
+    11: "eleven",
+    12: "twelve",
+}
+#: The noun after a Todo's fraction ("21/23 个页面", "3/4 endpoints").
+_FRACTION_NOUN = re.compile(r"\s*(?:个|项|条|处)?\s*([\u4e00-\u9fff]{2,4}|[a-z]{4,}s?\b)", re.I)
+
+
+def _loose_universal(todo_text: str, end: int, total: int) -> re.Pattern[str] | None:
+    """An "all of them" claim without the Todo's own number: "all four …", or "所有/全部"
+    with the noun the Todo counted ("21/23 个页面" → "所有页面")."""
+    parts = []
+    if total in _NUMBER_WORDS:
+        parts.append(rf"\ball (?:the |of the )?(?:{_NUMBER_WORDS[total]})\b")
+    noun = _FRACTION_NOUN.match(todo_text, end)
+    if noun is not None:
+        word = re.escape(noun.group(1).rstrip("s"))
+        parts.append(rf"(?:所有|全部)[^，。；\n]{{0,4}}{word}|\ball (?:the )?{word}s?\b")
+    return re.compile("|".join(parts), re.I) if parts else None
+
+
 def _rule_partial_count(view: _View) -> RuleHit | None:
     """``partial-count-claimed-all``: Todo "14/15" while the answer says "all 15"."""
     for todo in view.todos:
@@ -47,8 +78,12 @@ def _rule_partial_count(view: _View) -> RuleHit | None:
                 rf"\ball (the |of the )?{total}\b|\b{total}\s*/\s*{total}\b"
                 rf"|(全部|所有)\s*{total}|{total}\s*个[^，。]{{0,8}}(都|全部)"
             )
+            loose = _loose_universal(todo.text, m.end(), total)
             for a in view.answers:
-                if universal.search(a.text) and not _NEGATION.search(_strip_code(a.text)):
+                plain = _strip_code(a.text)
+                if _NEGATION.search(plain):
+                    continue
+                if universal.search(a.text) or (loose is not None and loose.search(plain)):
                     return _hit(
                         "partial-count-claimed-all",
                         "contradiction",
