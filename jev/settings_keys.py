@@ -119,9 +119,10 @@ KEYS: dict[str, KeySpec] = {
         KeySpec(
             "judge.timeout_s",
             "number",
-            "a number of seconds > 0",
+            "a number of seconds > 0 and <= 600 (the whole judge call)",
             "60",
             low=0,
+            high=600,
             low_exclusive=True,
         ),
         KeySpec("judge.temperature", "number", "a number 0 … 2", "0", low=0, high=2),

@@ -1,0 +1,205 @@
+"""JSON from outside Jev, parsed so that no input can escape the caller (design.md §11).
+
+Every JSON text Jev did not write itself (hook stdin, transcripts, turn files, rollouts,
+judge replies and HTTP bodies, record imports, installer targets) goes through
+:func:`loads`. It turns the whole family of parser failures into one
+:class:`JsonInputError` (a ``ValueError``):
+
+* syntax errors (``json.JSONDecodeError``), with line and column;
+* bytes that are not UTF-8 (``"not UTF-8 at byte N"``);
+* nesting deeper than ``max_depth`` (checked without recursion, so a 100,000-deep
+  array is an error, never a ``RecursionError`` later in Jev);
+* integers over Python's digit limit (4,300 digits), and ``NaN``/``Infinity``;
+* duplicate object keys, when ``unique_keys`` is set (contracts such as the judge
+  reply and the HTTP body must be exact: "last one wins" is refused).
+
+Lone UTF-16 surrogates (``"\\ud83d"``, which JavaScript writes for a split emoji) are
+valid JSON but cannot be encoded as UTF-8: they are replaced by U+FFFD (the Unicode
+replacement character) in every string and key, and :attr:`Parsed.replaced` counts
+them so a caller can add a note. Everything downstream (material, digest, records,
+output) then sees the same text.
+
+Stdlib only and cheap to import: the hook's fast path uses it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "DEFAULT_MAX_DEPTH",
+    "JsonInputError",
+    "Parsed",
+    "decode_utf8",
+    "loads",
+    "parse",
+    "scrub_surrogates",
+]
+
+#: Deepest nesting accepted by default (arrays + objects). Real transcripts stay < 30.
+DEFAULT_MAX_DEPTH = 200
+
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE_RE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+
+
+class JsonInputError(ValueError):
+    """A JSON text from outside Jev cannot be used.
+
+    Attributes:
+        reason: what is wrong, in words (``"not UTF-8 at byte 17"``, ``"nested deeper
+            than 200 levels"``, ``"Expecting value"``).
+        line: 1-based line of the problem inside the text, or ``None``.
+        column: 1-based column, or ``None``.
+    """
+
+    def __init__(self, reason: str, *, line: int | None = None, column: int | None = None):
+        where = f" (line {line}, column {column})" if line is not None else ""
+        super().__init__(f"{reason}{where}")
+        self.reason = reason
+        self.line = line
+        self.column = column
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A parsed JSON value and how many lone surrogates were replaced by U+FFFD."""
+
+    value: Any
+    replaced: int = 0
+
+
+def decode_utf8(data: bytes) -> str:
+    """``data`` decoded as UTF-8 (a leading BOM is dropped).
+
+    Raises:
+        JsonInputError: the bytes are not UTF-8; the reason names the byte offset.
+    """
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise JsonInputError(f"not UTF-8 at byte {exc.start}") from None
+
+
+def scrub_surrogates(text: str) -> tuple[str, int]:
+    """``text`` with every lone surrogate replaced by U+FFFD, and how many were."""
+    if not _SURROGATE_RE.search(text):
+        return text, 0
+    return _SURROGATE_RE.subn("\ufffd", text)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f"duplicate key {key[:40]!r}")
+        result[key] = value
+    return result
+
+
+def _too_deep(value: Any, max_depth: int) -> bool:
+    """Whether ``value`` nests deeper than ``max_depth`` (iterative, no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > max_depth:
+            return True
+        if isinstance(node, dict):
+            stack.extend((v, depth + 1) for v in node.values() if isinstance(v, dict | list))
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node if isinstance(v, dict | list))
+    return False
+
+
+def _scrub_value(value: Any) -> tuple[Any, int]:
+    """Replace lone surrogates in every string of a parsed value (iteratively)."""
+    if isinstance(value, str):
+        return scrub_surrogates(value)
+    count = 0
+    root: list[Any] = [value]
+    stack: list[tuple[Any, Any]] = [(root, 0)]
+    while stack:
+        parent, key = stack.pop()
+        node = parent[key]
+        if isinstance(node, str):
+            fixed, n = scrub_surrogates(node)
+            if n:
+                parent[key] = fixed
+                count += n
+        elif isinstance(node, list):
+            stack.extend((node, i) for i in range(len(node)))
+        elif isinstance(node, dict):
+            for k in list(node):
+                fixed_key, n = scrub_surrogates(k)
+                if n:
+                    node[fixed_key] = node.pop(k)
+                    count += n
+                stack.append((node, fixed_key))
+    return root[0], count
+
+
+def parse(
+    data: str | bytes,
+    *,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    unique_keys: bool = False,
+) -> Parsed:
+    """Parse one JSON text from outside Jev (see the module docstring).
+
+    Args:
+        data: the JSON text, or UTF-8 bytes.
+        max_depth: deepest nesting of arrays/objects accepted (levels, >= 1).
+        unique_keys: refuse an object that repeats a key.
+
+    Returns:
+        :class:`Parsed` with the value (lone surrogates replaced) and the count of
+        replacements.
+
+    Raises:
+        JsonInputError: any reason the text cannot be used (never ``RecursionError``,
+            ``UnicodeError`` or a bare ``ValueError``).
+    """
+    text = decode_utf8(data) if isinstance(data, bytes | bytearray) else data
+    try:
+        value = json.loads(
+            text,
+            parse_constant=_reject_constant,
+            object_pairs_hook=_unique_pairs if unique_keys else None,
+        )
+    except json.JSONDecodeError as exc:
+        raise JsonInputError(exc.msg, line=exc.lineno, column=exc.colno) from None
+    except RecursionError:
+        raise JsonInputError(f"nested deeper than {max_depth} levels") from None
+    except ValueError as exc:  # digit limit, NaN, duplicate key
+        raise JsonInputError(str(exc).split(";")[0][:200]) from None
+    if (
+        isinstance(value, dict | list)
+        and text.count("[") + text.count("{") > max_depth
+        and _too_deep(value, max_depth)
+    ):
+        raise JsonInputError(f"nested deeper than {max_depth} levels")
+    replaced = 0
+    if _SURROGATE_ESCAPE_RE.search(text) or _SURROGATE_RE.search(text):
+        value, replaced = _scrub_value(value)
+    return Parsed(value, replaced)
+
+
+def loads(
+    data: str | bytes,
+    *,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    unique_keys: bool = False,
+) -> Any:
+    """Like :func:`parse` but return only the value (surrogates replaced silently).
+
+    Raises:
+        JsonInputError: see :func:`parse`.
+    """
+    return parse(data, max_depth=max_depth, unique_keys=unique_keys).value
