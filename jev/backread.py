@@ -22,7 +22,11 @@ class LineTooLong(ValueError):
 
 
 def lines_backward(
-    path: str | os.PathLike[str], *, block: int = BLOCK, max_line: int | None = None
+    path: str | os.PathLike[str],
+    *,
+    block: int = BLOCK,
+    max_line: int | None = None,
+    skip_long: bool = False,
 ) -> Iterator[tuple[int, bytes]]:
     """Yield ``(byte offset, line)`` for each line of the file, last to first.
 
@@ -36,6 +40,9 @@ def lines_backward(
         block: bytes per read.
         max_line: raise :class:`LineTooLong` once the line being assembled is longer
             than this many bytes (``None``: no limit).
+        skip_long: instead of raising, drop such a line unread and yield it as
+            ``b""`` (memory stays bounded by ``max_line`` whatever junk the file holds,
+            e.g. a NUL-filled tail; issue 11).
 
     Raises:
         OSError: the file cannot be opened or read.
@@ -45,6 +52,7 @@ def lines_backward(
         pos = handle.seek(0, os.SEEK_END)
         parts: list[bytes] = []  # pieces of the current line, right to left
         size_so_far = 0
+        dropping = False  # the current line passed max_line and is being skipped
         while pos > 0:
             size = min(block, pos)
             pos -= size
@@ -54,14 +62,23 @@ def lines_backward(
             while True:
                 nl = chunk.rfind(b"\n", 0, end)
                 if nl < 0:
-                    parts.append(chunk[:end])
-                    size_so_far += end
+                    if not dropping:
+                        parts.append(chunk[:end])
+                        size_so_far += end
                     if max_line is not None and size_so_far > max_line:
-                        raise LineTooLong(f"a line of {path} is longer than {max_line} bytes")
+                        if not skip_long:
+                            raise LineTooLong(f"a line of {path} is longer than {max_line} bytes")
+                        parts, size_so_far, dropping = [], 0, True
                     break
-                parts.append(chunk[nl + 1 : end])
-                yield pos + nl + 1, b"".join(reversed(parts))
+                if dropping:
+                    yield pos + nl + 1, b""
+                    dropping = False
+                else:
+                    parts.append(chunk[nl + 1 : end])
+                    yield pos + nl + 1, b"".join(reversed(parts))
                 parts, size_so_far = [], 0
                 end = nl
-        if parts:
+        if dropping:
+            yield 0, b""
+        elif parts:
             yield 0, b"".join(reversed(parts))

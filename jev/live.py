@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from jev import safejson
 from jev.domain import AuditOutcome, Material, Settings
 from jev.errors import UsageError
 from jev.judging import run_audit
@@ -145,7 +146,7 @@ def _read_out(path: Path) -> Iterator[dict[str, Any]]:
             if not raw.strip():
                 continue
             try:
-                data = json.loads(raw)
+                data = safejson.loads(raw)
             except ValueError:
                 continue  # a line cut by a kill: ignored (and truncated on --resume)
             if isinstance(data, dict) and isinstance(data.get("key"), str):

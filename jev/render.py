@@ -32,6 +32,7 @@ from jev.domain import JudgeInput, Numbering
 from jev.errors import OverBudget, UsageError
 from jev.language import LANGUAGES
 from jev.resources import data_dir
+from jev.safejson import scrub_surrogates
 
 if TYPE_CHECKING:
     import jinja2
@@ -76,17 +77,27 @@ def _quote(text: str) -> str:
     return quoted
 
 
+_LINE_BREAKS = (("\u2028", "\\u2028"), ("\u2029", "\\u2029"), ("\u0085", "\\u0085"))
+
+
 def _neutralise_markers(json_text: str) -> str:
     """Write every ``<<<``/``>>>`` run of JSON text as ``\\u003c``/``\\u003e`` escapes.
 
     Only valid where the runs are inside JSON strings (the only place ``<`` and ``>``
-    can occur in JSON), so the decoded value is unchanged.
+    can occur in JSON), so the decoded value is unchanged. Raw U+2028, U+2029 and
+    U+0085 are written as ``\\u`` escapes too, and lone surrogates become U+FFFD.
     """
     if "<<<" in json_text:
         json_text = json_text.replace("<<<", "\\u003c\\u003c\\u003c")
     if ">>>" in json_text:
         json_text = json_text.replace(">>>", "\\u003e\\u003e\\u003e")
-    return json_text
+    # Line separators a model or log viewer may take for a line break (design.md §5:
+    # the material is inert data on its own lines), and lone surrogates, which no
+    # encoder can send: escaped / replaced so the block stays one line per value.
+    for char, escape in _LINE_BREAKS:
+        if char in json_text:
+            json_text = json_text.replace(char, escape)
+    return scrub_surrogates(json_text)[0]
 
 
 #: Environment variable naming a folder of replacement templates (checked first).
@@ -226,8 +237,7 @@ def render_judge_input(numbering: Numbering, language: str) -> JudgeInput:
             continue
         counts[p.kind] += 1
     block = "\n".join(lines)
-    if "<<<" in block or ">>>" in block:
-        block = _neutralise_markers(block)
+    block = _neutralise_markers(block)  # cheap when there is nothing to escape
     user = render_template(
         user_name,
         block=block,

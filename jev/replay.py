@@ -40,6 +40,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jev import safejson
 from jev.attempts import Attempts, ask_until_verdict
 from jev.decision import conclude
 from jev.domain import AuditOutcome, JudgeAnswer, JudgeSettings, Material, Settings
@@ -134,12 +135,10 @@ def iter_jsonl(path: Path, *, validate: bool = False) -> Iterator[Entry]:
             if not raw.strip():
                 continue
             try:
-                data = json.loads(raw)
-            except UnicodeDecodeError:
-                yield Entry(source, number, None, "not UTF-8 text")
-                continue
-            except json.JSONDecodeError as exc:
-                yield Entry(source, number, None, f"not valid JSON ({exc.msg})")
+                data = safejson.loads(raw)
+            except safejson.JsonInputError as exc:
+                why = exc.reason if exc.reason.startswith("not UTF-8") else "not valid JSON"
+                yield Entry(source, number, None, f"{why} ({exc.reason})")
                 continue
             try:
                 if validate:

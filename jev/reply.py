@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 from jev.domain import ASSESSMENTS, Numbering, Position, Verdict
 from jev.errors import ResponseError
 from jev.resources import data_file
+from jev.safejson import too_deep
 from jev.schemacheck import certainly_valid
 
 if TYPE_CHECKING:
@@ -94,6 +95,8 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+#: Deepest nesting accepted in a judge reply (levels); the contract needs 1.
+_MAX_REPLY_DEPTH = 16
 _DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
 
 
@@ -126,11 +129,21 @@ def _extract_object(text: str) -> dict[str, Any]:
         )
     try:
         value, end = _DECODER.raw_decode(body)
-    except ValueError as exc:
-        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+    except RecursionError:
+        value, end = None, -1
+    except ValueError as exc:  # syntax, duplicate key, NaN, an int over 4,300 digits
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc).split(";")[0]
         raise ResponseError(
             "reply-malformed", f"the judge's reply is not valid JSON: {reason}", text
         ) from None
+    if end < 0 or (
+        body.count("{") + body.count("[") > _MAX_REPLY_DEPTH and too_deep(value, _MAX_REPLY_DEPTH)
+    ):
+        raise ResponseError(
+            "reply-malformed",
+            f"the judge's reply nests deeper than {_MAX_REPLY_DEPTH} levels",
+            text,
+        )
     rest = body[end:].strip()
     if rest:
         what = "several JSON values" if rest[:1] in "{[" else "text after the JSON object"

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
@@ -34,9 +33,12 @@ __all__ = [
     "JsonInputError",
     "Parsed",
     "decode_utf8",
+    "describe",
     "loads",
     "parse",
     "scrub_surrogates",
+    "toml_problem",
+    "too_deep",
 ]
 
 #: Deepest nesting accepted by default (arrays + objects). Real transcripts stay < 30.
@@ -64,12 +66,20 @@ class JsonInputError(ValueError):
         self.column = column
 
 
-@dataclass(frozen=True, slots=True)
 class Parsed:
-    """A parsed JSON value and how many lone surrogates were replaced by U+FFFD."""
+    """A parsed JSON value and how many lone surrogates were replaced by U+FFFD.
 
-    value: Any
-    replaced: int = 0
+    (A plain class, not a dataclass: this module is imported on the hook's fast path.)
+    """
+
+    __slots__ = ("replaced", "value")
+
+    def __init__(self, value: Any, replaced: int = 0) -> None:
+        self.value = value
+        self.replaced = replaced
+
+    def __repr__(self) -> str:
+        return f"Parsed(value={self.value!r}, replaced={self.replaced})"
 
 
 def decode_utf8(data: bytes) -> str:
@@ -104,7 +114,7 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def _too_deep(value: Any, max_depth: int) -> bool:
+def too_deep(value: Any, max_depth: int) -> bool:
     """Whether ``value`` nests deeper than ``max_depth`` (iterative, no recursion)."""
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
@@ -182,7 +192,7 @@ def parse(
     if (
         isinstance(value, dict | list)
         and text.count("[") + text.count("{") > max_depth
-        and _too_deep(value, max_depth)
+        and too_deep(value, max_depth)
     ):
         raise JsonInputError(f"nested deeper than {max_depth} levels")
     replaced = 0
@@ -203,3 +213,77 @@ def loads(
         JsonInputError: see :func:`parse`.
     """
     return parse(data, max_depth=max_depth, unique_keys=unique_keys).value
+
+
+#: Deepest nesting accepted in a TOML file Jev reads (levels).
+TOML_MAX_DEPTH = 32
+_LONG_DIGITS_RE = re.compile(r"[0-9][0-9_]{4299,}")
+
+
+def toml_problem(text: str, *, max_depth: int = TOML_MAX_DEPTH) -> str | None:
+    """Why ``text`` must not be given to ``tomllib`` at all, with its line, or ``None``.
+
+    ``tomllib`` recurses per nesting level and converts integers with ``int()``, so a
+    hand-broken file nested thousands deep or holding a 5000-digit number raises
+    ``RecursionError``/``ValueError`` without a line. This pre-check finds both first:
+    ``"line 3: nested deeper than 32 levels"``, ``"line 1: a number of over 4,300
+    digits"``. Brackets inside quoted strings and comments are not counted.
+    """
+    match = _LONG_DIGITS_RE.search(text)
+    if match:
+        return f"line {text.count(chr(10), 0, match.start()) + 1}: a number of over 4,300 digits"
+    if text.count("[") + text.count("{") <= max_depth:
+        return None
+    depth = 0
+    quote = ""
+    line = 1
+    i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line += 1
+            if quote in ('"', "'"):
+                quote = ""  # single-line strings end at the line (tomllib reports it)
+        elif quote:
+            if c == "\\" and quote in ('"', '"""'):
+                i += 1
+            elif text.startswith(quote, i):
+                i += len(quote) - 1
+                quote = ""
+        elif c == "#":
+            nl = text.find("\n", i)
+            i = n if nl < 0 else nl - 1
+        elif c in "\"'":
+            quote = c * 3 if text.startswith(c * 3, i) else c
+            i += len(quote) - 1
+        elif c in "[{":
+            depth += 1
+            if depth > max_depth:
+                return f"line {line}: nested deeper than {max_depth} levels"
+        elif c in "]}":
+            depth = max(depth - 1, 0)
+        i += 1
+    return None
+
+
+def describe(source: str, exc: JsonInputError, *, line: int | None = None) -> str:
+    """Name a broken file and where it breaks, for a user-facing message.
+
+    ``"F is not valid JSON (line 3, column 7: Expecting value)"``, ``"F: not UTF-8 at
+    byte 17"``, ``"F is not usable JSON (nested deeper than 200 levels)"``; with
+    ``line`` (a JSON Lines file): ``"F line 12 is not valid JSON (…)"``.
+
+    Args:
+        source: the file's path (or ``"stdin"``).
+        exc: the parse failure.
+        line: the line of the file this JSON text is (JSON Lines files).
+    """
+    where = f"{source} line {line}" if line is not None else source
+    if exc.reason.startswith("not UTF-8"):
+        return f"{where}: {exc.reason}"
+    if exc.line is not None and line is None:
+        return f"{where} is not valid JSON (line {exc.line}, column {exc.column}: {exc.reason})"
+    if exc.line is not None:
+        return f"{where} is not valid JSON (column {exc.column}: {exc.reason})"
+    return f"{where} is not usable JSON ({exc.reason})"

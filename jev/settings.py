@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jev import safejson
 from jev.domain import JudgeSettings, Settings
 from jev.errors import SettingsError, UsageError
 from jev.files import STALE_LOCK_S, file_lock, write_atomic
@@ -139,6 +140,13 @@ def _read_toml(path: Path) -> dict[str, Any] | None:
         ) from None
     try:
         text = data.decode("utf-8")
+        problem = safejson.toml_problem(text)
+        if problem is not None:
+            raise SettingsError(
+                f"settings file {path} is not usable TOML ({problem}). Fix that line by "
+                "hand, or delete the file to return to the defaults (Jev will not "
+                "overwrite it)."
+            )
         return tomllib.loads(text)
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
@@ -155,6 +163,12 @@ def _read_toml(path: Path) -> dict[str, Any] | None:
         raise SettingsError(
             f"settings file {path} is not valid TOML: {msg}. Fix that line by hand, or "
             "delete the file to return to the defaults (Jev will not overwrite it)."
+        ) from None
+    except (RecursionError, ValueError) as exc:
+        raise SettingsError(
+            f"settings file {path} is not usable TOML ({type(exc).__name__}: "
+            f"{str(exc)[:120]}). Fix it by hand, or delete the file to return to the "
+            "defaults (Jev will not overwrite it)."
         ) from None
 
 

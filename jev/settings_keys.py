@@ -45,6 +45,12 @@ _KEY_PREFIXES = (
     "AIza",
 )
 _AWS_KEY_RE = re.compile(r"(?:AKIA|ASIA)[0-9A-Z]{16}")
+# Query parameter names that carry a credential (case-insensitive, any separator).
+_SECRET_PARAM_RE = re.compile(
+    r"(?:^|[-_.])(?:api[-_.]?key|key|token|access[-_.]?token|secret|password|passwd|pwd|"
+    r"apikey|auth|authorization|signature|sig|credential|credentials|bearer)$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,6 +267,17 @@ def _validate_url(key: str, value: str, refuse: Callable[[str], SettingsError]) 
             "never stores; put the key in an environment variable and name it with "
             "`jev settings set judge.api_key_env NAME`."
         )
+    from urllib.parse import parse_qsl
+
+    for name, _ in parse_qsl(parts.query + "&" + parts.fragment, keep_blank_values=True):
+        if _SECRET_PARAM_RE.search(name):
+            # Never echo the value (nor the URL): it holds the key.
+            raise SettingsError(
+                f"{key} is refused: the URL carries a credential in its query "
+                f"({name[:40]}=…), which Jev never stores; remove it, put the key in an "
+                "environment variable and name it with `jev settings set "
+                "judge.api_key_env NAME`."
+            )
     return value
 
 

@@ -14,6 +14,7 @@ would treat as "block the stop".
 
 from __future__ import annotations
 
+import os
 import sys
 
 TYPE_CHECKING = False  # no ``typing`` import on the fast path
@@ -48,11 +49,17 @@ def _parse(argv: list[str]) -> tuple[str, str | None]:
     return name, profile or None
 
 
+#: Most bytes of hook stdin read (64 MiB); a longer stdin is not a hook JSON.
+MAX_STDIN_BYTES = 64 << 20
+
+
 def _read_stdin() -> str:
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:  # no stdin at all (closed by the host)
-        return sys.stdin.read() if sys.stdin else ""
-    data: bytes = stream.read()
+        return sys.stdin.read(MAX_STDIN_BYTES) if sys.stdin else ""
+    data: bytes = stream.read(MAX_STDIN_BYTES + 1)
+    if len(data) > MAX_STDIN_BYTES:
+        return ""  # the full hook reports "empty stdin" and lets the stop through
     return data.decode("utf-8", errors="replace")
 
 
@@ -60,7 +67,11 @@ def main(argv: list[str]) -> int:
     """Run ``jev hook …`` with ``argv`` (the words after ``hook``); return the exit code.
 
     Writes the host answer to stdout and diagnostics to stderr. Returns 0 for every
-    hook outcome; 1 only for a wrong command line.
+    hook outcome; 1 only for a wrong command line. Everything after the command line
+    — reading stdin, the fast path, the full hook, writing the answer — runs inside
+    one fail-open guard (design.md §11, §12): any exception, ``RecursionError`` and
+    ``MemoryError`` included, ends as exit 0 with a one-line notice on stderr, and a
+    closed or full stdout/stderr never turns into a non-zero exit.
     """
     if argv[:1] in (["-h"], ["--help"]):
         print(_usage())
@@ -71,8 +82,24 @@ def main(argv: list[str]) -> int:
         print(f"jev hook: {exc}; {_usage()}", file=sys.stderr)
         return 1
     try:
+        return _run(name, profile)
+    except BaseException as exc:  # fail open: a hook ALWAYS exits 0
+        import contextlib
+
+        with contextlib.suppress(BaseException):
+            _write_utf8(
+                sys.stderr,
+                f"jev hook: internal error ({type(exc).__name__}); the stop was let "
+                "through unaudited. Run `jev audit` on the transcript to see more.\n",
+            )
+        _silence_broken_streams()
+        return 0
+
+
+def _run(name: str, profile: str | None) -> int:
+    try:
         text = _read_stdin()
-    except (OSError, ValueError):
+    except (OSError, ValueError, MemoryError):
         text = ""
     from jev.hosts.registry import resolve_hook
 
@@ -104,7 +131,25 @@ def main(argv: list[str]) -> int:
 
         with contextlib.suppress(Exception):  # nowhere left to say it
             _write_utf8(sys.stderr, result.stderr)
+    _silence_broken_streams()
     return result.exit_code
+
+
+def _silence_broken_streams() -> None:
+    """Point a closed, full or broken stdout/stderr at /dev/null, so the
+    interpreter's exit-time flush cannot turn into a non-zero exit."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is None:
+                continue
+            stream.flush()
+        except (OSError, ValueError):
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, stream.fileno())
+                os.close(devnull)
+            except (OSError, ValueError):
+                pass
 
 
 def _write_utf8(stream: TextIO | None, text: str) -> None:

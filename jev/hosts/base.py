@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from jev import safejson
 from jev.errors import UsageError
 
 if TYPE_CHECKING:
@@ -305,6 +306,10 @@ class HostAdapter(Protocol):
 # ----------------------------------------------------------------------- helpers
 
 
+#: Deepest nesting accepted in hook stdin (levels); real hook JSON nests < 10.
+_STDIN_MAX_DEPTH = 64
+
+
 def load_object(host: str, text: str) -> dict[str, Any]:
     """The hook stdin ``text`` as a JSON object.
 
@@ -314,11 +319,9 @@ def load_object(host: str, text: str) -> dict[str, Any]:
     if not text.strip():
         raise HookInputError(f"the {host} hook received empty stdin (expected the hook JSON)")
     try:
-        data = json.loads(text.lstrip("\ufeff"))
-    except json.JSONDecodeError as exc:
-        raise HookInputError(
-            f"the {host} hook stdin is not JSON ({exc.msg} at line {exc.lineno})"
-        ) from None
+        data = safejson.loads(text.lstrip("\ufeff"), max_depth=_STDIN_MAX_DEPTH)
+    except safejson.JsonInputError as exc:  # syntax, too deep, digit limit, NaN
+        raise HookInputError(f"the {host} hook stdin is not usable JSON ({exc})") from None
     if not isinstance(data, dict):
         raise HookInputError(f"the {host} hook stdin is JSON but not an object")
     return data

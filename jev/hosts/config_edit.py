@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jev import safejson
 from jev.errors import UsageError
 from jev.files import write_atomic
 
@@ -226,7 +227,7 @@ class Ledger:
 
     def _load(self) -> dict[str, list[list[str]]]:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = safejson.loads(self.path.read_bytes())
             files = data["files"]
         except (OSError, ValueError, KeyError, TypeError):
             return {}

@@ -30,12 +30,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jev import safejson
 from jev.errors import JevError, MaterialMissing
 from jev.hosts.base import HookAnswer, HookInput, HookInputError, load_object
 from jev.hosts.registry import adapter as host_adapter
@@ -115,13 +117,45 @@ class SessionIndex:
         self.path = path or (_jev_home() / "sessions.json")
 
     def _load(self) -> dict[str, Any]:
+        """The index; a broken file is quarantined (design.md §11: never stuck).
+
+        A file that is not UTF-8, not JSON, nested too deep or not of the shape above
+        is renamed to ``sessions.json.broken-<UTC timestamp>`` (reported once on
+        stderr, with the reason) and the index starts empty, so later hooks work
+        again. Entries that are not objects, or whose ``updated`` is not a number, are
+        dropped.
+        """
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            raw = self.path.read_bytes()
+        except OSError:
             return {"sessions": {}}
-        if not isinstance(data, dict) or not isinstance(data.get("sessions"), dict):
+        try:
+            data = safejson.loads(raw, max_depth=32)
+            if not isinstance(data, dict) or not isinstance(data.get("sessions"), dict):
+                raise safejson.JsonInputError("not an object with a 'sessions' object")
+        except safejson.JsonInputError as exc:
+            self._quarantine(exc.reason)
             return {"sessions": {}}
+        data["sessions"] = {
+            str(k): v
+            for k, v in data["sessions"].items()
+            if isinstance(v, dict) and isinstance(v.get("updated", 0), int | float)
+        }
         return data
+
+    def _quarantine(self, reason: str) -> None:
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        target = self.path.with_name(f"{self.path.name}.broken-{stamp}")
+        try:
+            os.replace(self.path, target)
+        except OSError:
+            return  # another hook moved it first: it reports it
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(
+                f"jev: the session index {self.path} was broken ({reason}); it was moved "
+                f"to {target} and a new one is started. Earlier sessions cannot be "
+                "retried with `jev retry`.\n"
+            )
 
     def get(self, session: str) -> dict[str, Any] | None:
         """The entry of ``session``, or ``None``."""
@@ -184,7 +218,8 @@ class SessionIndex:
                 for old, _ in ordered[: len(sessions) - MAX_SESSIONS]:
                     del sessions[old]
             tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+            text = safejson.scrub_surrogates(json.dumps(data, ensure_ascii=False))[0]
+            tmp.write_text(text, encoding="utf-8")
             os.replace(tmp, self.path)
         return entry
 

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jev import safejson
 from jev.errors import UsageError
 from jev.files import write_atomic
 from jev.hosts.config_edit import Ledger, json_set, json_unset, note_setting, show_setting
@@ -288,21 +289,22 @@ def is_jev_handler(handler: object, names: tuple[str, ...] = HOOK_NAMES) -> bool
 
 def _read(path: Path) -> tuple[str | None, dict[str, Any]]:
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         return None, {}
     except OSError as exc:
         raise UsageError(
             f"cannot read {path}: {exc.strerror or exc}; nothing was written."
         ) from None
-    if not text.strip():
-        return text, {}
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
+        text = safejson.decode_utf8(raw)
+        if not text.strip():
+            return text, {}
+        data = safejson.loads(text)
+    except safejson.JsonInputError as exc:
         raise UsageError(
-            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-            "nothing was written. Fix the file (or move it away) and run the command again."
+            f"{safejson.describe(str(path), exc)}; nothing was written. Fix the file (or "
+            "move it away) and run the command again."
         ) from None
     if not isinstance(data, dict):
         raise UsageError(

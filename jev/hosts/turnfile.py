@@ -16,6 +16,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from jev import safejson
 from jev.domain import Material
 from jev.errors import UsageError
 from jev.hosts.turns import REASON_NO_TODO, Turn
@@ -99,9 +100,9 @@ def read_turn_file(path: str | Path) -> Turn:
     except OSError as exc:
         raise UsageError(f"{path}: cannot be read ({exc.strerror}).") from None
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise UsageError(f"{path}: not UTF-8 text; save the turn file as UTF-8 JSON.") from None
-    except (ValueError, RecursionError) as exc:
-        raise UsageError(f"{path}: not valid JSON ({exc}); fix the turn file.") from None
+        data = safejson.loads(raw)
+    except safejson.JsonInputError as exc:
+        raise UsageError(
+            f"{safejson.describe(str(path), exc)}; fix the turn file (UTF-8 JSON)."
+        ) from None
     return turn_from_data(data, source=str(path))

@@ -10,11 +10,11 @@ it on its fast path.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from jev import safejson
 from jev.backread import BLOCK, lines_backward
 from jev.domain import Material
 from jev.errors import MaterialMissing, UsageError
@@ -109,37 +109,48 @@ def no_turn_error(path: Path) -> MaterialMissing:
     )
 
 
+#: Longest transcript line read (bytes, 64 MiB); a longer one is skipped unread, so
+#: junk (a NUL-filled tail, a line without end) costs at most this much memory.
+MAX_LINE_BYTES = 64 << 20
+_SKIP_BLOCK = 1 << 20
+
+
 class LineStats:
     """Counts of JSONL lines a reader had to skip (robustness, not an error).
 
     Attributes:
         bad_lines: lines that are not JSON (half-written last line, garbage).
         non_objects: JSON lines that are not objects (skipped).
+        surrogates: lone UTF-16 surrogates replaced by U+FFFD (kept, with this note).
     """
 
-    __slots__ = ("bad_lines", "non_objects")
+    __slots__ = ("bad_lines", "non_objects", "surrogates")
 
     def __init__(self) -> None:
         self.bad_lines = 0
         self.non_objects = 0
+        self.surrogates = 0
 
 
 def _parse_line(raw: bytes, stats: LineStats) -> dict[str, object] | None:
     """One JSONL line -> a record object, or ``None`` (blank, bad or not an object).
 
     Bytes are decoded as UTF-8 with ``errors="replace"``, so non-UTF-8 bytes never
-    abort a read; a line that is not JSON is counted and skipped.
+    abort a read; a line that is not JSON (or nested deeper than 200 levels) is
+    counted and skipped; lone surrogates become U+FFFD (:mod:`jev.safejson`).
     """
     if not raw.strip():
         return None
     try:
-        rec = json.loads(raw.decode("utf-8", errors="replace"))
-    except (ValueError, RecursionError):
+        parsed = safejson.parse(raw.decode("utf-8", errors="replace"))
+    except safejson.JsonInputError:  # not JSON, nested > 200, digit limit
         stats.bad_lines += 1
         return None
+    rec = parsed.value
     if not isinstance(rec, dict):
         stats.non_objects += 1
         return None
+    stats.surrogates += parsed.replaced
     return rec
 
 
@@ -154,11 +165,19 @@ def iter_records(path: Path, stats: LineStats) -> Iterator[tuple[int, dict[str, 
     try:
         with path.open("rb") as handle:
             offset = 0
-            for raw in handle:
-                rec = _parse_line(raw, stats)
-                if rec is not None:
-                    yield offset, rec
-                offset += len(raw)
+            while raw := handle.readline(MAX_LINE_BYTES + 1):
+                length = len(raw)
+                if length > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                    # An over-long line (junk, NULs): skip it without holding it.
+                    while (rest := handle.readline(_SKIP_BLOCK)) and not rest.endswith(b"\n"):
+                        length += len(rest)
+                    length += len(rest)
+                    stats.bad_lines += 1
+                else:
+                    rec = _parse_line(raw, stats)
+                    if rec is not None:
+                        yield offset, rec
+                offset += length
     except OSError as exc:
         raise UsageError(f"{path}: cannot be read ({exc.strerror}).") from None
 
@@ -174,7 +193,9 @@ def iter_records_backward(
         UsageError: the file cannot be opened or read.
     """
     try:
-        for offset, raw in lines_backward(path, block=block):
+        for offset, raw in lines_backward(
+            path, block=block, max_line=MAX_LINE_BYTES, skip_long=True
+        ):
             rec = _parse_line(raw, stats)
             if rec is not None:
                 yield offset, rec

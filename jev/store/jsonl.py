@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from jev import safejson
 from jev.errors import StoreError, UsageError
 from jev.records import Record, validate_record_json
 from jev.store.secrets import record_key_env, scrub, secret_values
@@ -79,11 +79,9 @@ def read_jsonl(source: Path) -> list[Record]:
         where = f"{source} line {number}"
         fix = "nothing was imported; fix or remove that line and import again."
         try:
-            data = json.loads(line.decode("utf-8"))
-        except UnicodeDecodeError:
-            raise UsageError(f"{where} is not UTF-8 text; {fix}") from None
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{where} is not valid JSON ({exc.msg}); {fix}") from None
+            data = safejson.loads(line)
+        except safejson.JsonInputError as exc:
+            raise UsageError(f"{safejson.describe(str(source), exc, line=number)}; {fix}") from None
         try:
             validate_record_json(data)
             records.append(Record.from_json(data))

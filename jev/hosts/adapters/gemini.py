@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jev import safejson
 from jev.domain import TODO_STATUSES, Material, TodoItem
 from jev.errors import MaterialMissing
 from jev.hosts.base import (
@@ -49,16 +49,16 @@ def _gemini_messages(path: Path) -> list[dict[str, Any]]:
     """Messages of a Gemini CLI chat file: one JSON object, or JSONL whose record with
     ``messages`` is the conversation (claude-code-log ``providers/gemini.py``, which
     follows gemini-cli ``packages/core/src/services/chatRecordingTypes.ts``) [S]."""
-    text = path.read_text(encoding="utf-8")
+    text = path.read_bytes().decode("utf-8", errors="replace")
     try:
-        whole = json.loads(text)
+        whole = safejson.loads(text)
     except ValueError:
         whole = None
     candidates: list[Any] = [whole] if whole is not None else []
     if whole is None:
         for line in text.splitlines():
             with contextlib.suppress(ValueError):
-                candidates.append(json.loads(line))
+                candidates.append(safejson.loads(line))
     for item in reversed(candidates):
         if isinstance(item, dict) and isinstance(item.get("messages"), list):
             return [m for m in item["messages"] if isinstance(m, dict)]
