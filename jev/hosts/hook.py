@@ -205,6 +205,14 @@ class SessionIndex:
             JevError: the lock cannot be taken within :data:`LOCK_TIMEOUT_S` seconds.
             OSError: the folder cannot be written.
         """
+        from jev.store import redact
+
+        # No state file holds a key: text fields are scrubbed like records (design.md §11).
+        fields = redact(fields)
+        from jev.store import redact
+
+        # No state file holds a key: text fields are scrubbed like records (design.md §11).
+        fields = redact(fields)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._locked():
             data = self._load()

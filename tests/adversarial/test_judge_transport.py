@@ -87,7 +87,7 @@ def audit_against(server: HostileServer, *, key: str = "") -> dict[str, Any]:
     )
 
 
-def poster(timeout_s: float = 5.0, key: str = "") -> JsonPoster:
+def poster(timeout_s: float = 60.0, key: str = "") -> JsonPoster:
     return JsonPoster(
         label="the hostile judge",
         timeout_s=timeout_s,
@@ -97,7 +97,7 @@ def poster(timeout_s: float = 5.0, key: str = "") -> JsonPoster:
     )
 
 
-def post(server: HostileServer, timeout_s: float = 5.0) -> tuple[TransportError, float]:
+def post(server: HostileServer, timeout_s: float = 60.0) -> tuple[TransportError, float]:
     started = time.monotonic()
     with pytest.raises(TransportError) as info:
         poster(timeout_s).post(server.base + "/chat/completions", {}, {"model": "m"})
@@ -112,7 +112,7 @@ def test_oversized_body_is_reply_too_large_in_process(mode: str) -> None:
     with HostileServer(mode) as server:
         err, seconds = post(server)
     assert err.kind == "reply-too-large" and err.retryable
-    assert seconds < 5.0
+    assert seconds < 30.0  # ended by the check, not by the 60 s deadline
     assert server.sent_bytes < 3 * 1024**3  # cut early by the size cap, not at the end
 
 
@@ -173,7 +173,7 @@ def test_malformed_body_is_bad_body(mode: str) -> None:
     with HostileServer(mode) as server:
         err, seconds = post(server)
     assert err.kind == "bad-body" and err.retryable
-    assert seconds < 5.0
+    assert seconds < 30.0  # ended by the check, not by the 60 s deadline
 
 
 def test_redirect_to_another_host_is_not_followed() -> None:

@@ -199,3 +199,18 @@ def test_line_separators_are_escaped_in_the_data_block() -> None:
     out = data_json(value)
     assert not any(c in out for c in "\u2028\u2029\u0085")
     assert json.loads(out) == value
+
+
+def test_session_index_never_holds_a_key(jev_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from jev.hosts.hook import SessionIndex
+    from tests.hostile import key_forms
+
+    key = "sk-proj-SENTINELk3y0123456789abcdefGHIJKLmnop"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    index = SessionIndex(jev_home / "sessions.json")
+    for i, form in enumerate(key_forms(key)):
+        index.update(f"s{i}", request=[f"use {form} please"], last_steer=f"steer {form}")
+    stored = (jev_home / "sessions.json").read_text("utf-8").lower()
+    for form in key_forms(key):
+        for i in range(len(form) - 12):
+            assert form[i : i + 12].lower() not in stored
