@@ -7,7 +7,8 @@ is classified here, never retried here (the core retries):
 ==========================================  =================================  =========
 what happened                               raised                             retryable
 ==========================================  =================================  =========
-no answer within ``timeout_s``, HTTP 408    ``TransportError(kind="timeout")``  yes
+whole call not done within ``timeout_s``,   ``TransportError(kind="timeout")``  yes
+HTTP 408
 connection refused, DNS failure, reset      ``TransportError(kind="connection")`` yes
 invalid or non-http(s) URL                  ``kind="connection"``               no
 HTTP 429                                    ``kind="rate-limited"`` +           yes
@@ -17,15 +18,25 @@ HTTP 401 / 403                              ``kind="auth"``                     
 HTTP 413, or 4xx naming a too-long prompt   :class:`~jev.errors.ContextLengthError` no
 other HTTP 4xx (400, 404, 422, …)           ``kind="http-4xx"``                 no
 other non-2xx (1xx/3xx: redirects)          ``kind="http-status"``              no
-2xx whose body is not a JSON object         ``kind="bad-body"``                 yes
+2xx body over ``max_reply_bytes`` decoded   ``kind="reply-too-large"``          yes
+2xx whose body is not a JSON object (bad    ``kind="bad-body"``                 yes
+JSON, nested > 64, duplicate keys, unknown
+Content-Encoding, corrupt gzip)
 ==========================================  =================================  =========
+
+Bounds: the whole call (connect, TLS, send, receive) ends within ``timeout_s`` (at
+most :data:`MAX_TIMEOUT_S` = 600 s) plus :data:`CLOSE_MARGIN_S` (1 s) to close the
+connection; the decoded body never exceeds ``max_reply_bytes`` (default 1 MiB) in
+memory, gzip/deflate included (see :class:`JsonPoster`).
 
 Status errors are raised as :class:`ProviderHTTPError` (a ``TransportError``) carrying
 the provider's own short error message (``provider_message``), so a judge can do
 capability negotiation (e.g. drop ``response_format`` once) without parsing text twice.
 
 Secrets: messages are built here from the endpoint and status only; the provider's
-error text is included after every configured secret is replaced by ``***`` (401/403
+error text is included after every configured secret is replaced by ``***``
+(:func:`jev.redaction.redact_secrets`: any case, without prefix, any 12-character
+fragment; 401/403
 bodies are never included: OpenAI echoes part of the key there). httpx's own
 exceptions are never chained (not even as ``__context__``), so no request object (which holds
 the headers) is reachable from a Jev exception. Logs (logger ``jev.judges``) carry the
@@ -34,183 +45,106 @@ URL, status and latency, never headers or bodies.
 
 from __future__ import annotations
 
-import email.utils
-import json
 import logging
-import math
-import os
-import re
 import ssl
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any, Self
 
 import httpx
 
+from jev import safejson
 from jev.domain import JudgeInfo, JudgeSettings
-from jev.errors import RETRY_AFTER_CAP_S, ContextLengthError, SettingsError, TransportError
+from jev.errors import ContextLengthError, SettingsError, TransportError
+from jev.judges._stream import (
+    BadEncoding,
+    BoundedDecoder,
+    Deadline,
+    DeadlinePassed,
+    Reply,
+    TooLarge,
+    json_bytes,
+)
+from jev.judges._wire import (
+    MAX_RETRY_AFTER_S,
+    ProviderHTTPError,
+    is_context_length_message,
+    parse_retry_after,
+    read_api_key,
+)
+from jev.redaction import redact_secrets
 
 __all__ = [
+    "CLOSE_MARGIN_S",
+    "ERROR_BODY_BYTES",
+    "MAX_BODY_DEPTH",
+    "MAX_REPLY_BYTES",
     "MAX_RETRY_AFTER_S",
+    "MAX_TIMEOUT_S",
     "HttpJudge",
     "JsonPoster",
     "ProviderHTTPError",
     "is_context_length_message",
     "parse_retry_after",
     "read_api_key",
+    "redact_secrets",
 ]
 
 log = logging.getLogger("jev.judges")
 
-#: Longest wait (seconds) honoured from a ``Retry-After`` header; larger values are capped.
-MAX_RETRY_AFTER_S = RETRY_AFTER_CAP_S
+#: Largest ``timeout_s`` accepted (seconds; the settings refuse more at save).
+MAX_TIMEOUT_S = 600.0
+#: Extra seconds a call may take after its deadline to close the connection.
+CLOSE_MARGIN_S = 1.0
+#: Default largest decoded 2xx body (bytes): 1 MiB, far above any verdict reply.
+MAX_REPLY_BYTES = 1024 * 1024
+#: Bytes of a non-2xx body read for its error message; the rest is never read.
+ERROR_BODY_BYTES = 64 * 1024
+#: Deepest JSON nesting accepted in an HTTP body (levels).
+MAX_BODY_DEPTH = 64
 #: Characters of a provider's error message kept in Jev's messages.
 _EXCERPT_CHARS = 300
-
-# Lower-case phrases providers use when the input does not fit the model's context:
-# OpenAI / DeepSeek / vLLM ("maximum context length"), OpenAI code
-# "context_length_exceeded", Anthropic ("prompt is too long"), llama.cpp
-# ("exceeds the available context size", type "exceed_context_size_error"), others.
-_CONTEXT_MARKERS = (
-    "context_length_exceeded",
-    "maximum context length",
-    "context length exceeded",
-    "context window",
-    "exceeds the available context",
-    "exceed_context_size",
-    "prompt is too long",
-    "too many tokens",
-    "input is too long",
-    "reduce the length",
-    "string_above_max_length",
-)
-
-
-class ProviderHTTPError(TransportError):
-    """A non-2xx HTTP status from the provider (SPEC §6), already classified.
-
-    Attributes:
-        provider_message: the provider's own error message (``error.message`` of the
-            JSON body, else the start of the body), with secrets replaced by ``***``,
-            at most 300 characters; ``""`` for 401/403 (never shown).
-        provider_code: ``error.code`` or ``error.type`` of the JSON body, if any.
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        kind: str,
-        status: int,
-        retry_after_s: float | None,
-        retryable: bool,
-        provider_message: str,
-        provider_code: str,
-    ) -> None:
-        super().__init__(
-            message, kind=kind, status=status, retry_after_s=retry_after_s, retryable=retryable
-        )
-        self.provider_message = provider_message
-        self.provider_code = provider_code
-
-
-def parse_retry_after(headers: Mapping[str, str], *, now: datetime | None = None) -> float | None:
-    """Seconds to wait before retrying, from response headers, capped at 60 s.
-
-    Reads ``retry-after-ms`` (milliseconds, sent by OpenAI) first, then
-    ``Retry-After`` as delay-seconds (integer or decimal) or an HTTP-date (RFC 9110
-    §10.2.3). Negative delays and dates in the past give ``0.0``.
-
-    Args:
-        headers: response headers (case-insensitive mapping, e.g. ``httpx.Headers``).
-        now: the current time for HTTP-dates (defaults to the system clock, UTC).
-
-    Returns:
-        the delay in seconds (0 … :data:`MAX_RETRY_AFTER_S`), or ``None`` when no
-        usable header is present.
-    """
-    lowered = {k.lower(): v for k, v in headers.items()}
-    raw_ms = lowered.get("retry-after-ms", "").strip()
-    if raw_ms:
-        try:
-            ms = float(raw_ms)
-        except ValueError:
-            ms = math.nan
-        if math.isfinite(ms):
-            return _clamp_delay(ms / 1000.0)
-    raw = lowered.get("retry-after", "").strip()
-    if not raw:
-        return None
-    try:
-        seconds = float(raw)
-    except ValueError:
-        seconds = math.nan
-    if math.isfinite(seconds):
-        return _clamp_delay(seconds)
-    try:
-        when = email.utils.parsedate_to_datetime(raw)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    current = now or datetime.now(UTC)
-    return _clamp_delay((when - current).total_seconds())
-
-
-def _clamp_delay(seconds: float) -> float:
-    return min(max(seconds, 0.0), MAX_RETRY_AFTER_S)
-
-
-def read_api_key(env_name: str, environ: Mapping[str, str] | None = None) -> str | None:
-    """The API key held by environment variable ``env_name``, or ``None`` when unset
-    or blank (SPEC §10: only the variable's name is ever stored). Surrounding
-    whitespace is stripped. ``environ`` defaults to :data:`os.environ`.
-
-    Raises:
-        SettingsError: the value contains inner spaces, control or non-ASCII
-            characters (the message names the variable, never the value).
-    """
-    source = os.environ if environ is None else environ
-    value = source.get(env_name, "").strip()
-    if value and not (value.isascii() and value.isprintable() and " " not in value):
-        # An HTTP header cannot carry it, and httpx's encoding error would quote it.
-        raise SettingsError(
-            f"the environment variable {env_name} does not hold a usable API key (it "
-            "contains spaces, control or non-ASCII characters); set it to the key "
-            "exactly as the provider issued it"
-        )
-    return value or None
-
-
-def is_context_length_message(text: str) -> bool:
-    """True when a provider's error text says the input exceeds the model's context.
-
-    Matches OpenAI (``context_length_exceeded``, "maximum context length"), Anthropic
-    ("prompt is too long"), llama.cpp, vLLM and DeepSeek wordings (SPEC §7: the
-    character budget does not promise the provider's token capacity).
-    """
-    lowered = text.lower()
-    return any(marker in lowered for marker in _CONTEXT_MARKERS)
 
 
 class JsonPoster:
     """POSTs JSON bodies to one provider endpoint and classifies every failure.
 
     One instance per judge, one ``httpx.Client`` per instance: created on first use
-    and reused by every call (``httpx.Client`` is safe to share between threads, so
-    concurrent callers — e.g. live replay's worker threads — share its connection
-    pool; the SSL context is built once).
+    and shared by every call (``httpx.Client`` is safe to share between threads, so
+    concurrent callers — e.g. live replay's worker threads — share it; the SSL context
+    is built once). Connections are not kept alive between calls, so each call owns
+    its socket and its deadline can close it.
+
+    Bounds (design.md §11, issue 11 "bounded under hostile input"):
+
+    * **Deadline**: the whole call — connect, TLS, send, headers and body — ends
+      within ``timeout_s`` (at most :data:`MAX_TIMEOUT_S`); closing takes at most
+      :data:`CLOSE_MARGIN_S` more. A server that drips one byte a second is cut at
+      the deadline (``kind="timeout"``), not kept alive by every byte
+      (:class:`~jev.judges._stream.Deadline`). DNS resolution is bounded by the
+      system resolver, not by this deadline.
+    * **Size**: a 2xx body is read raw while streaming and refused as soon as its
+      decoded size passes ``max_reply_bytes`` (``kind="reply-too-large"``,
+      retryable); gzip and deflate are inflated here in steps bounded by the room
+      left. Error bodies are read only up to :data:`ERROR_BODY_BYTES`.
+    * **Parse**: the body goes through :mod:`jev.safejson` (nesting limit
+      :data:`MAX_BODY_DEPTH`, duplicate keys refused, digit limit) after every
+      trace of the key is redacted — any failure is ``kind="bad-body"``.
 
     Args:
         label: who is being called, for messages, e.g. ``"the openai judge at
             https://api.openai.com/v1"``.
-        timeout_s: seconds allowed for the whole call (connect, write, read) (> 0).
+        timeout_s: seconds allowed for the whole call (0 < timeout_s <= 600).
         key_env: name of the environment variable that holds the API key, named in
             authentication messages (never its value).
         key_present: whether that variable held a key (to say "it is not set").
         secrets: strings that must never appear in any message (the API key).
+        max_reply_bytes: largest decoded 2xx body accepted (bytes, 1 KiB … 256 MiB;
+            0 = :data:`MAX_REPLY_BYTES`).
+
+    Raises:
+        ValueError: ``timeout_s`` or ``max_reply_bytes`` out of range.
     """
 
     __slots__ = (
@@ -221,6 +155,7 @@ class JsonPoster:
         "key_env",
         "key_present",
         "label",
+        "max_reply_bytes",
         "timeout_s",
     )
 
@@ -232,11 +167,18 @@ class JsonPoster:
         key_env: str,
         key_present: bool,
         secrets: Sequence[str] = (),
+        max_reply_bytes: int = 0,
     ) -> None:
-        if not timeout_s > 0:
-            raise ValueError(f"timeout_s must be > 0 seconds, got {timeout_s!r}")
+        if not 0 < timeout_s <= MAX_TIMEOUT_S:
+            raise ValueError(
+                f"timeout_s must be > 0 and <= {MAX_TIMEOUT_S:g} seconds, got {timeout_s!r}"
+            )
+        limit = max_reply_bytes or MAX_REPLY_BYTES
+        if not 1024 <= limit <= 256 * 1024 * 1024:
+            raise ValueError(f"max_reply_bytes must be 1 KiB … 256 MiB, got {limit!r}")
         self.label = label
         self.timeout_s = float(timeout_s)
+        self.max_reply_bytes = limit
         self.key_env = key_env
         self.key_present = key_present
         self._secrets = tuple(s for s in secrets if s)
@@ -261,16 +203,72 @@ class JsonPoster:
         client = self._sync_client()
         started = time.perf_counter()
         failure: TransportError | None = None
-        try:
-            response = client.post(url, headers=dict(headers), json=body)
-        except (httpx.HTTPError, httpx.InvalidURL) as exc:
-            failure = self._translate_exception(exc)
-        if failure is not None:
+        reply: Reply | None = None
+        payload = json_bytes(body)
+        with Deadline(self.timeout_s) as deadline:
+            try:
+                reply = self._exchange(client, url, headers, payload, deadline)
+            except DeadlinePassed:
+                failure = self._timeout_error()
+            except (httpx.HTTPError, httpx.InvalidURL) as exc:
+                failure = (
+                    self._timeout_error()
+                    if deadline.fired or isinstance(exc, httpx.TimeoutException)
+                    else self._translate_exception(exc)
+                )
+            except TooLarge:
+                failure = self._too_large_error()
+            except BadEncoding as exc:
+                failure = self._bad_body_error(None, str(exc))
+        if failure is not None or reply is None:
             # Raised outside the except block: no __context__ leads back to httpx's
             # request object (which holds the auth headers).
-            raise failure
+            raise failure or self._timeout_error()
         latency_ms = (time.perf_counter() - started) * 1000.0
-        return self._finish(url, response, latency_ms), latency_ms
+        return self._finish(url, reply, latency_ms), latency_ms
+
+    def _exchange(
+        self,
+        client: httpx.Client,
+        url: str,
+        headers: Mapping[str, str],
+        payload: bytes,
+        deadline: Deadline,
+    ) -> Reply:
+        sent = {
+            "Content-Type": "application/json",
+            "Accept-Encoding": "gzip, deflate",
+            **dict(headers),
+        }
+        left = deadline.remaining()
+        request = client.build_request(
+            "POST",
+            url,
+            headers=sent,
+            content=payload,
+            timeout=httpx.Timeout(left),
+            extensions={"trace": deadline.trace},
+        )
+        response = client.send(request, stream=True)
+        try:
+            ok = 200 <= response.status_code < 300
+            limit = self.max_reply_bytes if ok else ERROR_BODY_BYTES
+            decoder = BoundedDecoder(response.headers.get("content-encoding", ""), limit)
+            try:
+                for chunk in response.iter_raw():
+                    deadline.check()
+                    decoder.feed(chunk)
+                    if not ok and decoder.full:
+                        break
+                content = decoder.finish()
+            except (TooLarge, BadEncoding):
+                if ok:
+                    raise
+                content = decoder.partial()
+            deadline.check()
+            return Reply(response.status_code, response.headers, content)
+        finally:
+            response.close()
 
     def close(self) -> None:
         """Close the sync connection pool (idempotent)."""
@@ -279,14 +277,42 @@ class JsonPoster:
         if client is not None:
             client.close()
 
+    def _timeout_error(self) -> TransportError:
+        log.debug("request to %s hit its %.1f s deadline", self.label, self.timeout_s)
+        return TransportError(
+            f"{self.label} did not answer within {self.timeout_s:g} s (the whole call, "
+            "connect to last byte); raise judge.timeout_s (`jev settings set "
+            "judge.timeout_s N`, at most 600) or check the server",
+            kind="timeout",
+        )
+
+    def _too_large_error(self) -> TransportError:
+        return TransportError(
+            f"{self.label} sent a reply larger than {self.max_reply_bytes:,} bytes "
+            "(decoded); it was cut off unread. Check that judge.base_url points at a "
+            "model API, or retry",
+            kind="reply-too-large",
+            status=200,
+            retryable=True,
+        )
+
+    def _bad_body_error(self, reply: Reply | None, why: str) -> TransportError:
+        status = reply.status_code if reply is not None else None
+        shown = f"HTTP {status}" if status is not None else "a reply"
+        return TransportError(
+            f"{self.label} answered {shown} but the body is not a usable JSON object "
+            f"({why}); check that judge.base_url points at an OpenAI-compatible or "
+            "Anthropic API, or retry",
+            kind="bad-body",
+            status=status,
+            retryable=True,
+        )
+
     def redact(self, text: str) -> str:
-        """``text`` with every configured secret (and any ``sk-…`` token starting
-        with the same 8 characters) replaced by ``***``."""
-        for secret in self._secrets:
-            text = text.replace(secret, "***")
-            if len(secret) >= 8:
-                text = re.sub(re.escape(secret[:8]) + r"\S*", "***", text)
-        return text
+        """``text`` with every configured secret replaced by ``***`` (see
+        :func:`jev.redaction.redact_secrets`: any case, with or without a provider
+        prefix, any fragment of 12 or more characters)."""
+        return redact_secrets(text, self._secrets)
 
     # -- internals ----------------------------------------------------------------
 
@@ -294,7 +320,12 @@ class JsonPoster:
         with self._lock:
             if self._client is None:
                 self._client = httpx.Client(
-                    timeout=self.timeout_s, follow_redirects=False, verify=self._ssl_context()
+                    timeout=self.timeout_s,
+                    follow_redirects=False,
+                    verify=self._ssl_context(),
+                    # No keep-alive: each call owns its socket, so its deadline can
+                    # close it (jev.judges._stream.Deadline).
+                    limits=httpx.Limits(max_keepalive_connections=0),
                 )
             return self._client
 
@@ -306,24 +337,23 @@ class JsonPoster:
             context = self._ssl = httpx.create_ssl_context()
         return context
 
-    def _finish(self, url: str, response: httpx.Response, latency_ms: float) -> dict[str, Any]:
+    def _finish(self, url: str, response: Reply, latency_ms: float) -> dict[str, Any]:
         log.debug("POST %s -> HTTP %s in %.0f ms", url, response.status_code, latency_ms)
         if not 200 <= response.status_code < 300:
             raise self._status_error(response)
         try:
-            data = json.loads(response.content)
-        except (ValueError, UnicodeDecodeError):
-            data = None
+            # Redacted before parsing: a key echoed anywhere (content, model, ids)
+            # never reaches an answer, a record or a screen.
+            text = self.redact(safejson.decode_utf8(response.content))
+            data = safejson.loads(text, max_depth=MAX_BODY_DEPTH, unique_keys=True)
+        except safejson.JsonInputError as exc:
+            excerpt = self._excerpt(response.text) or "(empty)"
+            raise self._bad_body_error(
+                response, f"{exc.reason}; starts with: {excerpt[:120]!r}"
+            ) from None
         if not isinstance(data, dict):
             excerpt = self._excerpt(response.text) or "(empty)"
-            raise TransportError(
-                f"{self.label} answered HTTP {response.status_code} but the body is not a "
-                f"JSON object (starts with: {excerpt!r}); check that judge.base_url points "
-                "at an OpenAI-compatible or Anthropic API, or retry",
-                kind="bad-body",
-                status=response.status_code,
-                retryable=True,
-            )
+            raise self._bad_body_error(response, f"starts with: {excerpt[:120]!r}")
         return data
 
     def _translate_exception(self, exc: httpx.HTTPError | httpx.InvalidURL) -> TransportError:
@@ -354,7 +384,7 @@ class JsonPoster:
             kind="connection",
         )
 
-    def _status_error(self, response: httpx.Response) -> TransportError:
+    def _status_error(self, response: Reply) -> TransportError:
         status = response.status_code
         provider_message, provider_code = self._provider_error(response)
         detail = f": {provider_message}" if provider_message else ""
@@ -424,15 +454,15 @@ class JsonPoster:
             False,
         )
 
-    def _provider_error(self, response: httpx.Response) -> tuple[str, str]:
+    def _provider_error(self, response: Reply) -> tuple[str, str]:
         """The provider's ``(message, code)`` from an error body, redacted."""
         if response.status_code in (401, 403):
             return "", ""
         message = ""
         code = ""
         try:
-            data = json.loads(response.content)
-        except (ValueError, UnicodeDecodeError):
+            data = safejson.loads(response.content, max_depth=MAX_BODY_DEPTH)
+        except safejson.JsonInputError:
             data = None
         if isinstance(data, dict):
             err = data.get("error", data)
@@ -448,10 +478,7 @@ class JsonPoster:
             if not message and isinstance(data.get("detail"), str):
                 message = data["detail"]
         if not message:
-            try:
-                message = response.text
-            except (UnicodeDecodeError, LookupError):
-                message = ""
+            message = response.text
         return self._excerpt(message), self.redact(code)[:80]
 
     def _excerpt(self, text: str) -> str:
@@ -472,7 +499,8 @@ class HttpJudge:
         model: model name (required).
         base_url: API base ("" = :attr:`default_base_url`).
         api_key_env: environment variable holding the key ("" = :attr:`default_key_env`).
-        timeout_s: seconds per call (> 0).
+        timeout_s: seconds for the whole call (0 < timeout_s <= 600).
+        max_reply_bytes: largest decoded reply body (bytes; 0 = 1 MiB).
         temperature: sampling temperature.
         environ: where to read the key (defaults to :data:`os.environ`).
 
@@ -494,6 +522,7 @@ class HttpJudge:
         timeout_s: float = 60.0,
         temperature: float = 0.0,
         environ: Mapping[str, str] | None = None,
+        max_reply_bytes: int = 0,
     ) -> None:
         if not model.strip():
             raise SettingsError(
@@ -512,6 +541,7 @@ class HttpJudge:
             key_env=self.api_key_env,
             key_present=key is not None,
             secrets=(key,) if key else (),
+            max_reply_bytes=max_reply_bytes,
         )
         self.url = self.base_url + self.path
         self._configure()

@@ -1,17 +1,21 @@
-"""Bounded reading of a judge's HTTP response, and the private event loop (design.md §11).
+"""Bounded reading of a judge's HTTP response and the whole-call deadline (design.md §11).
 
 Private to :mod:`jev.judges._http`: :class:`BoundedDecoder` decodes a body chunk by
 chunk without ever holding more than its limit (gzip and deflate included), and
-:func:`run_on_private_loop` runs one judge call's coroutine for the sync API.
+:class:`Deadline` ends a call at its deadline even while a read is blocked (a server
+dripping one byte a second would otherwise renew httpx's per-read timeout forever).
 """
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import json
+import socket
+import threading
+import time
 import zlib
-from collections.abc import Coroutine, Mapping
-from typing import Any, TypeVar
+from collections.abc import Mapping
+from typing import Any
 
 import httpx
 
@@ -20,43 +24,18 @@ from jev import safejson
 __all__ = [
     "BadEncoding",
     "BoundedDecoder",
+    "Deadline",
+    "DeadlinePassed",
     "Reply",
     "TooLarge",
     "json_bytes",
-    "load_async_backend",
-    "run_on_private_loop",
 ]
-
-_T = TypeVar("_T")
 
 
 def json_bytes(body: Mapping[str, Any]) -> bytes:
     """The request body as compact UTF-8 JSON; lone surrogates become U+FFFD."""
     text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return safejson.scrub_surrogates(text)[0].encode("utf-8")
-
-
-def load_async_backend() -> None:
-    """Import httpcore's async network backend (anyio) once, before any deadline
-    starts: on a loaded machine the first import alone can take a second."""
-    try:
-        import anyio  # noqa: F401
-        import httpcore._backends.anyio  # noqa: F401
-    except ImportError:  # pragma: no cover - httpx always brings them
-        pass
-
-
-def run_on_private_loop(coro: Coroutine[Any, Any, _T]) -> _T:
-    """Run ``coro`` on a new event loop and close it without waiting for stray
-    threads (a DNS lookup abandoned at the deadline must not hold the call)."""
-    loop = asyncio.new_event_loop()
-    try:
-        return loop.run_until_complete(coro)
-    finally:
-        try:
-            loop.run_until_complete(loop.shutdown_asyncgens())
-        finally:
-            loop.close()
 
 
 class TooLarge(Exception):
@@ -187,3 +166,74 @@ class Reply:
     @property
     def text(self) -> str:
         return self.content.decode("utf-8", errors="replace")
+
+
+class DeadlinePassed(Exception):
+    """Internal: the call's deadline passed between two reads."""
+
+
+class Deadline:
+    """The whole-call deadline of one HTTP exchange.
+
+    httpx applies its timeout per operation, so a server sending one byte a second
+    keeps a call alive forever. This watchdog learns the call's socket through
+    httpcore's ``trace`` extension (``connection.connect_tcp.complete``) and, when
+    ``seconds`` have passed, shuts it down: the blocked read returns at once and the
+    caller reports ``timeout``. Connections are never reused (keep-alive is off), so
+    every call has its own socket to watch.
+
+    Args:
+        seconds: the whole call's budget (seconds, > 0).
+    """
+
+    __slots__ = ("_lock", "_socks", "_timer", "ends_at", "fired")
+
+    def __init__(self, seconds: float) -> None:
+        self.ends_at = time.monotonic() + seconds
+        self.fired = False
+        self._socks: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+
+    def remaining(self) -> float:
+        """Seconds left (never below 0.001, httpx refuses a zero timeout)."""
+        return max(self.ends_at - time.monotonic(), 0.001)
+
+    def check(self) -> None:
+        """Raise :class:`DeadlinePassed` when the deadline has passed."""
+        if self.fired or time.monotonic() >= self.ends_at:
+            raise DeadlinePassed
+
+    def trace(self, event: str, info: Mapping[str, Any]) -> None:
+        """httpcore trace hook: remember the socket of each new connection."""
+        if event not in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+            return
+        stream = info.get("return_value")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if sock is None:
+            return
+        with self._lock:
+            self._socks.append(sock)
+            late = self.fired
+        if late:
+            self._shut(sock)
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            socks = list(self._socks)
+        for sock in socks:
+            self._shut(sock)
+
+    @staticmethod
+    def _shut(sock: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)

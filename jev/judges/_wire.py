@@ -12,9 +12,15 @@ import os
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
-from jev.errors import RETRY_AFTER_CAP_S, SettingsError
+from jev.errors import RETRY_AFTER_CAP_S, SettingsError, TransportError
 
-__all__ = ["MAX_RETRY_AFTER_S", "is_context_length_message", "parse_retry_after", "read_api_key"]
+__all__ = [
+    "MAX_RETRY_AFTER_S",
+    "ProviderHTTPError",
+    "is_context_length_message",
+    "parse_retry_after",
+    "read_api_key",
+]
 
 #: Longest wait (seconds) honoured from a ``Retry-After`` header; larger values are capped.
 MAX_RETRY_AFTER_S = RETRY_AFTER_CAP_S
@@ -115,3 +121,31 @@ def is_context_length_message(text: str) -> bool:
     """
     lowered = text.lower()
     return any(marker in lowered for marker in _CONTEXT_MARKERS)
+
+
+class ProviderHTTPError(TransportError):
+    """A non-2xx HTTP status from the provider (SPEC §6), already classified.
+
+    Attributes:
+        provider_message: the provider's own error message (``error.message`` of the
+            JSON body, else the start of the body), with secrets replaced by ``***``,
+            at most 300 characters; ``""`` for 401/403 (never shown).
+        provider_code: ``error.code`` or ``error.type`` of the JSON body, if any.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str,
+        status: int,
+        retry_after_s: float | None,
+        retryable: bool,
+        provider_message: str,
+        provider_code: str,
+    ) -> None:
+        super().__init__(
+            message, kind=kind, status=status, retry_after_s=retry_after_s, retryable=retryable
+        )
+        self.provider_message = provider_message
+        self.provider_code = provider_code

@@ -154,15 +154,25 @@ def test_drip_ends_the_jev_audit_within_timeout_plus_2s(timeout_s: int) -> None:
     assert result["seconds"] < timeout_s + 20, result["seconds"]
 
 
-def test_async_call_has_the_same_deadline() -> None:
-    import asyncio
+def test_threads_sharing_one_poster_each_end_at_their_deadline() -> None:
+    from concurrent.futures import ThreadPoolExecutor
 
+    shared = poster(2)
     with HostileServer("drip-body") as server:
         started = time.monotonic()
-        with pytest.raises(TransportError) as info:
-            asyncio.run(poster(2).post_async(server.base + "/chat/completions", {}, {}))
-    assert info.value.kind == "timeout"
-    assert time.monotonic() - started <= 2 + CLOSE_MARGIN_S + 1.0
+        with ThreadPoolExecutor(4) as pool:
+            futures = [
+                pool.submit(shared.post, server.base + "/chat/completions", {}, {})
+                for _ in range(4)
+            ]
+            kinds = []
+            for future in futures:
+                try:
+                    future.result()
+                except TransportError as exc:
+                    kinds.append(exc.kind)
+    assert kinds == ["timeout"] * 4
+    assert time.monotonic() - started <= 2 + CLOSE_MARGIN_S + 2.0
 
 
 # -- shape: malformed bodies are typed response errors -------------------------------------
