@@ -23,7 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jev.cli import main
-from jev.cli.hook_cmd import HOOKS
+from jev.hosts.registry import hook_names
+
+HOOKS = hook_names()
 
 _FIELDS = (
     "hook_event_name",

@@ -20,8 +20,10 @@ from pathlib import Path
 import pytest
 
 from jev.cli import main
-from jev.cli.hook_cmd import HOOKS
+from jev.hosts.registry import hook_names
 from tests.conftest import FIXTURES
+
+HOOKS = hook_names()
 
 REAL = FIXTURES / "real" / "claude-code-2.1.96_pookNast-loopkit_chat.jsonl"
 JEV = Path(sys.executable).parent / "jev"

@@ -78,9 +78,11 @@ class ClaudeCodeAdapter:
         path = data.get("transcript_path")
         if data.get("background_tasks") or data.get("session_crons") or not isinstance(path, str):
             return False
+        if not os.path.isfile(path):  # a FIFO, device or folder is never opened here
+            return False
         try:
             return _no_todo_since_last_prompt(path)
-        except OSError:
+        except (OSError, ValueError, RecursionError):
             return False
 
     # -- full path ---------------------------------------------------------------
