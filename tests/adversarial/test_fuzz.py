@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -109,6 +110,7 @@ def run_hook(name: str, data: bytes) -> tuple[int, str]:
     return code, err.getvalue()
 
 
+@pytest.mark.slow
 @settings(
     max_examples=60,
     deadline=None,
@@ -190,6 +192,7 @@ records = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=40,
     deadline=None,

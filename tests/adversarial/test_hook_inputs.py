@@ -169,6 +169,7 @@ def _run(args: list[str], stdin: bytes, **kw: object) -> subprocess.CompletedPro
     return subprocess.run([str(JEV), *args], input=stdin, capture_output=True, timeout=60, **kw)  # type: ignore[call-overload, no-any-return]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not JEV.exists(), reason="console script not installed")
 @pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
 def test_special_file_as_transcript_is_refused_without_reading(
@@ -188,6 +189,7 @@ def test_special_file_as_transcript_is_refused_without_reading(
     assert time.monotonic() - started < 30  # never blocked on the FIFO, never read /dev/zero
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not JEV.exists(), reason="console script not installed")
 @pytest.mark.parametrize("how", ["closed", "full"])
 def test_stdout_closed_or_full_still_exits_0(how: str) -> None:
@@ -214,6 +216,7 @@ print(json.dumps({"rc": proc.returncode, "stderr": proc.stderr.decode("utf-8", "
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not JEV.exists(), reason="console script not installed")
 def test_nul_filled_tail_costs_bounded_memory(tmp_path: Path) -> None:
     from jev.settings import save_settings

@@ -116,6 +116,7 @@ def test_oversized_body_is_reply_too_large_in_process(mode: str) -> None:
     assert server.sent_bytes < 3 * 1024**3  # cut early by the size cap, not at the end
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["endless", "gzip-bomb"])
 def test_oversized_body_keeps_jev_audit_under_200_mb(mode: str) -> None:
     set_profile(technical_retries=1, timeout_s=20)
@@ -132,6 +133,7 @@ def test_oversized_body_keeps_jev_audit_under_200_mb(mode: str) -> None:
 # -- time: the deadline covers the whole call ---------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("timeout_s", [2, 4])
 @pytest.mark.parametrize("mode", ["drip-headers", "drip-body"])
 def test_one_byte_a_second_ends_within_timeout(mode: str, timeout_s: int) -> None:
@@ -141,6 +143,7 @@ def test_one_byte_a_second_ends_within_timeout(mode: str, timeout_s: int) -> Non
     assert timeout_s - 0.5 <= seconds <= timeout_s + CLOSE_MARGIN_S + 1.0, seconds
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("timeout_s", [2, 4])
 def test_drip_ends_the_jev_audit_within_timeout_plus_2s(timeout_s: int) -> None:
     set_profile(technical_retries=0, timeout_s=timeout_s)
@@ -154,6 +157,7 @@ def test_drip_ends_the_jev_audit_within_timeout_plus_2s(timeout_s: int) -> None:
     assert result["seconds"] < timeout_s + 20, result["seconds"]
 
 
+@pytest.mark.slow
 def test_threads_sharing_one_poster_each_end_at_their_deadline() -> None:
     from concurrent.futures import ThreadPoolExecutor
 
@@ -218,6 +222,7 @@ def test_redaction_catches_every_transformed_form(form: int) -> None:
             assert piece[i : i + 12].lower() not in redacted.lower()
 
 
+@pytest.mark.slow
 def test_echoed_key_reaches_no_output_record_or_file(jev_home: Path) -> None:
     set_profile(technical_retries=0, timeout_s=10)
     with HostileServer("echo-key", key=SENTINEL) as server:
