@@ -2,7 +2,7 @@
 
 The public surface, importable from ``jev`` directly::
 
-    from jev import Auditor, Decision, Material, TodoItem, Settings, run_audit, create_judge
+    from jev import Auditor, Decision, Material, TodoItem, Settings, Store, run_audit, create_judge
 
 Importing :mod:`jev` itself is cheap: the names are loaded on first use (PEP 562), so
 the Stop hook's fast path loads no HTTP client, templates or schemas.
@@ -30,6 +30,7 @@ _EXPORTS: dict[str, str] = {
     "create_judge": "jev.judges",
     "register_judge": "jev.judges",
     "load_settings": "jev.settings",
+    "Store": "jev.store",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]

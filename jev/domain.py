@@ -58,8 +58,11 @@ class Material:
 
     Attributes:
         request: the turn's original user message followed by the user's adjustments
-            sent during the turn, in order (never Jev's own supplements).
-        todos: the complete latest Todo list (may be empty).
+            sent during the turn, in order (never Jev's own supplements). A list or a
+            single string is accepted and stored as a tuple.
+        todos: the complete latest Todo list (may be empty): :class:`TodoItem` s or
+            dicts of the turn-file shape ``{"content", "status"}``, stored as
+            :class:`TodoItem` s; an unknown status is refused (``UsageError``).
         final_answer: the latest final answer before the audit (may be empty).
         todo_used: whether the Todo tool was used at least once in this turn (SPEC §2).
     """
@@ -68,6 +71,29 @@ class Material:
     todos: tuple[TodoItem, ...] = ()
     final_answer: str = ""
     todo_used: bool = True
+
+    def __post_init__(self) -> None:
+        """Accept the turn-file shapes too: a list (or one string) for ``request``,
+        ``{"content", "status"}`` dicts for Todo items; refuse an unknown status.
+
+        Raises:
+            UsageError: a Todo item that is neither a :class:`TodoItem` nor a dict with
+                string ``content`` and ``status``, or a status outside
+                :data:`TODO_STATUSES` (e.g. ``"done"``).
+        """
+        request = self.request
+        if isinstance(request, str):
+            request = (request,)
+        elif not isinstance(request, tuple):
+            request = tuple(request)
+        object.__setattr__(self, "request", request)
+        todos = self.todos
+        if not isinstance(todos, tuple) or not all(type(t) is TodoItem for t in todos):
+            todos = tuple(_todo_item(t, n) for n, t in enumerate(todos, start=1))
+        for n, item in enumerate(todos, start=1):
+            if item.status not in TODO_STATUSES:
+                raise _bad_todo(n, f"status {item.status!r} is not one of {TODO_STATUSES}")
+        object.__setattr__(self, "todos", todos)
 
     def to_json(self) -> dict[str, Any]:
         """Return the generic turn-file shape (``schemas/turn.schema.json``)."""
@@ -94,6 +120,27 @@ class Material:
         """SHA-256 hex digest of the material's canonical JSON (SPEC §14 timeliness)."""
         blob = json.dumps(self.to_json(), ensure_ascii=False, sort_keys=True)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def _bad_todo(n: int, why: str) -> Exception:
+    from jev.errors import UsageError
+
+    return UsageError(
+        f"Todo item {n}: {why}; give TodoItem(content, status) or "
+        '{"content": str, "status": "pending"|"in_progress"|"completed"}.'
+    )
+
+
+def _todo_item(item: object, n: int) -> TodoItem:
+    """One Todo item from a :class:`TodoItem` or a turn-file dict (issue 10 item 7)."""
+    if isinstance(item, TodoItem):
+        return item
+    if isinstance(item, Mapping):
+        content, status = item.get("content"), item.get("status")
+        if isinstance(content, str) and isinstance(status, str):
+            return TodoItem(content, status)
+        raise _bad_todo(n, "a dict needs string 'content' and 'status'")
+    raise _bad_todo(n, f"{type(item).__name__} is not a Todo item")
 
 
 @dataclass(frozen=True, slots=True)

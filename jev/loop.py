@@ -419,7 +419,9 @@ def end_reason(state: LoopState, max_supplements: int | None = None) -> str:
         "auditing": "not audited yet",
         "awaiting-supplement": f"awaiting the agent after supplement {of}",
         "done": "complete",
-        "needs-user": "needs user",
+        "needs-user": "needs user"
+        if not state.chain or state.chain[-1] == "needs-user"
+        else f"{state.chain[-1]}: shown to the user; no supplement sent",
         "exhausted": f"supplement budget used up ({of})",
         "incomplete": f"audit incomplete: {state.last_error or 'unknown reason'}",
         "cancelled": "cancelled",

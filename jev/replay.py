@@ -263,10 +263,44 @@ class RecordReplay:
             return f"{head}: {self.error}"
         lines = [head]
         for d in self.differences:
+            stored, replayed = _show(d.stored), _show(d.replayed)
+            if len(stored) + len(replayed) > 2 * _INLINE_AT:
+                lines.append(f"  {d.field}: {inline_diff(stored, replayed)}")
+                continue
             lines.append(f"  {d.field}:")
-            lines.append(f"    stored:   {_show(d.stored)}")
-            lines.append(f"    replayed: {_show(d.replayed)}")
+            lines.append(f"    stored:   {stored}")
+            lines.append(f"    replayed: {replayed}")
         return "\n".join(lines)
+
+
+#: Longer differences are shown as one inline diff of the changed part (characters).
+_INLINE_AT = 80
+#: Unchanged characters kept on each side of the changed part.
+_CONTEXT = 30
+
+
+def inline_diff(old: str, new: str, context: int = _CONTEXT) -> str:
+    """One line showing only what changed: ``…same[-old part-]{+new part+}same…``.
+
+    The common prefix and suffix are cut to ``context`` characters each (issue 10
+    item 11: a changed supplement is not shown as two 900-character strings).
+    """
+    limit = min(len(old), len(new))
+    start = 0
+    while start < limit and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < limit - start and old[len(old) - 1 - end] == new[len(new) - 1 - end]:
+        end += 1
+    before = old[max(0, start - context) : start]
+    after = old[len(old) - end : len(old) - end + context]
+    return (
+        ("…" if start > context else "")
+        + before
+        + f"[-{old[start : len(old) - end]}-]{{+{new[start : len(new) - end]}+}}"
+        + after
+        + ("…" if end > context else "")
+    )
 
 
 def _show(value: Any) -> str:

@@ -30,6 +30,7 @@ tests can kill a writer at the worst moment; it has no other use.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import tomllib
@@ -54,6 +55,7 @@ __all__ = [
     "ProfileInfo",
     "active_profile",
     "check_profile_name",
+    "create_profile",
     "default_values",
     "jev_home",
     "list_profiles",
@@ -61,6 +63,7 @@ __all__ = [
     "parse_raw",
     "profile_path",
     "profiles_dir",
+    "require_profile",
     "save_settings",
     "set_value",
     "user_values",
@@ -125,6 +128,65 @@ def profile_path(profile: str | None = None) -> Path:
     return profiles_dir() / f"{active_profile(profile)}.toml"
 
 
+def require_profile(profile: str | None = None) -> str:
+    """The profile in force, refusing one that does not exist (issue 10 item 9).
+
+    ``default`` always exists (the shipped defaults); any other profile exists once
+    its file does. A misspelled ``--profile wrok`` is therefore an error, never a
+    silent new profile. Used by the commands a user types; hooks keep failing open.
+
+    Returns:
+        The profile name.
+
+    Raises:
+        UsageError: invalid name, or no such profile (the message lists the profiles
+            and says how to create one).
+    """
+    name = active_profile(profile)
+    if name == "default" or (profiles_dir() / f"{name}.toml").is_file():
+        return name
+    known = ["default"]
+    folder = profiles_dir()
+    if folder.is_dir():
+        known += sorted(
+            p.stem for p in folder.glob("*.toml") if profile_name_ok(p.stem) and p.stem != "default"
+        )
+    raise UsageError(
+        f"profile {name!r} does not exist (profiles: {', '.join(known)}). Create it with "
+        f"`jev profiles create {name}` (or pass --create), or check the spelling."
+    )
+
+
+def create_profile(profile: str) -> Path:
+    """Create an empty profile file (every key from the shipped defaults).
+
+    Returns:
+        The new file's path.
+
+    Raises:
+        UsageError: invalid name, or the profile already exists.
+        SettingsError: the file cannot be written.
+    """
+    name = check_profile_name(profile)
+    path = profiles_dir() / f"{name}.toml"
+    if path.exists():
+        raise UsageError(f"profile {name!r} already exists ({path}).")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("x", encoding="utf-8") as handle:
+            handle.write(
+                f"# Jev profile {name!r} (SPEC §10): only the keys set here override the "
+                "shipped defaults.\n# Edit by hand or with `jev settings set KEY VALUE"
+                + ("" if name == "default" else f" --profile {name}")
+                + "`.\n"
+            )
+    except FileExistsError:
+        raise UsageError(f"profile {name!r} already exists ({path}).") from None
+    except OSError as exc:
+        raise SettingsError(f"cannot create {path}: {exc.strerror or exc}.") from None
+    return path
+
+
 # --------------------------------------------------------------------------- reading
 
 
@@ -172,8 +234,48 @@ def _read_toml(path: Path) -> dict[str, Any] | None:
         ) from None
 
 
-def _flatten(data: Mapping[str, Any], path: Path, profile: str | None) -> dict[str, Any]:
-    """TOML document -> ``{dotted key: value}``; SettingsError on unknown keys."""
+def _line_of(path: Path, dotted: str) -> int | None:
+    """1-based line of ``dotted`` (``max_supplements``, ``judge.model``) in a TOML file."""
+    table, _, key = dotted.rpartition(".")
+    current = ""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if text.startswith("[") and text.endswith("]"):
+            current = text.strip("[] ")
+            continue
+        name = text.split("=", 1)[0].strip().strip("\"'") if "=" in text else ""
+        if name == key and current == table:
+            return number
+        if table == "" and current == "" and name == dotted:
+            return number
+    return None
+
+
+def _where(path: Path, dotted: str) -> str:
+    line = _line_of(path, dotted)
+    return f"settings file {path}" + (f", line {line}" if line else "")
+
+
+def _flatten(
+    data: Mapping[str, Any],
+    path: Path,
+    profile: str | None,
+    replacing: frozenset[str] = frozenset(),
+    *,
+    lenient: bool = False,
+) -> dict[str, Any]:
+    """TOML document -> ``{dotted key: value}``; SettingsError on unknown keys.
+
+    Keys in ``replacing`` (about to be overwritten by a save) are dropped without
+    validation, so ``jev settings set KEY VALUE`` repairs a refused value in the file
+    (issue 10 item 8). Refused values are reported with the file and line; with
+    ``lenient`` (a save) they are kept as written, so one broken key never blocks
+    repairing another.
+    """
     flat: dict[str, Any] = {}
     for key, value in data.items():
         if key == "judge":
@@ -198,11 +300,14 @@ def _flatten(data: Mapping[str, Any], path: Path, profile: str | None) -> dict[s
                 f"{', '.join(k for k in KEYS if not k.startswith('judge.'))}, [judge]. "
                 "Remove or rename it."
             )
+    for key in replacing:
+        flat.pop(key, None)
     for key, value in flat.items():
         try:
             flat[key] = validate_value(key, value, profile=profile)
         except SettingsError as exc:
-            raise SettingsError(f"settings file {path}: {exc}") from None
+            if not lenient:
+                raise SettingsError(f"{_where(path, key)}: {exc}") from None
     return flat
 
 
@@ -226,8 +331,18 @@ def default_values() -> dict[str, Any]:
     return flat
 
 
-def user_values(profile: str | None = None) -> dict[str, Any]:
+def user_values(
+    profile: str | None = None,
+    *,
+    replacing: frozenset[str] = frozenset(),
+    lenient: bool = False,
+) -> dict[str, Any]:
     """The keys set in the user's file for ``profile`` (validated), ``{}`` if no file.
+
+    Args:
+        profile: the profile (``None``: :func:`active_profile`).
+        replacing: keys about to be overwritten; left out and not validated.
+        lenient: keep refused values as written instead of raising (for a save).
 
     Raises:
         UsageError: invalid profile name.
@@ -236,7 +351,7 @@ def user_values(profile: str | None = None) -> dict[str, Any]:
     name = active_profile(profile)
     path = profiles_dir() / f"{name}.toml"
     data = _read_toml(path)
-    return {} if data is None else _flatten(data, path, name)
+    return {} if data is None else _flatten(data, path, name, replacing, lenient=lenient)
 
 
 def _build(name: str, flat: Mapping[str, Any]) -> Settings:
@@ -438,7 +553,9 @@ def save_settings(profile: str | None, updates: Mapping[str, object]) -> Setting
 
     try:
         with _profile_lock(folder, name):
-            current = user_values(name)  # inside the lock: no lost update
+            # Inside the lock: no lost update. The keys being set may hold refused
+            # values: they are replaced, so a fix-it hint's command repairs the file.
+            current = user_values(name, replacing=frozenset(checked), lenient=True)
             current.update(checked)
             header = (
                 f"# Jev profile {name!r} (SPEC §10): only the keys set here override the "
@@ -454,7 +571,11 @@ def save_settings(profile: str | None, updates: Mapping[str, object]) -> Setting
             "is unchanged. Check free space and permissions."
         ) from None
     merged = dict(defaults)
-    merged.update(current)
+    for key, value in current.items():
+        # A value still refused in the file keeps the default here; load_settings
+        # reports it with its line.
+        with contextlib.suppress(SettingsError):
+            merged[key] = validate_value(key, value, profile=name)
     return _build(name, merged)
 
 

@@ -57,6 +57,8 @@ def test_exit_code_table_matches_the_cli(monkeypatch: pytest.MonkeyPatch) -> Non
         cli.EXIT_INCOMPLETE,
         cli.EXIT_PROBLEM,
         cli.EXIT_NEEDS_USER,
+        cli.EXIT_CHANGED,
+        cli.EXIT_INTERRUPTED,
     }
     assert set(table) == codes
     assert "internal error" in table[cli.EXIT_INTERNAL]

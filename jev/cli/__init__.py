@@ -18,7 +18,11 @@ Exit codes (README "Exit codes"):
 3     audit incomplete: over budget, judge failure, material missing
 4     a problem was found: omission, contradiction or unknown
 5     needs-user: completion depends on the user's choice or authorization
+6     ``jev replay``: a stored record now decides differently or cannot be replayed
+130   interrupted (Ctrl-C)
 ====  ===========================================================================
+
+Codes never collide: each means one thing in every command (issue 10 item 10).
 """
 
 from __future__ import annotations
@@ -35,8 +39,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COMMANDS",
+    "EXIT_CHANGED",
     "EXIT_INCOMPLETE",
     "EXIT_INTERNAL",
+    "EXIT_INTERRUPTED",
     "EXIT_NEEDS_USER",
     "EXIT_OK",
     "EXIT_PROBLEM",
@@ -50,6 +56,8 @@ EXIT_USAGE = 2
 EXIT_INCOMPLETE = 3
 EXIT_PROBLEM = 4
 EXIT_NEEDS_USER = 5
+EXIT_CHANGED = 6
+EXIT_INTERRUPTED = 130
 
 #: subcommand name -> module (inside this package) that implements it.
 COMMANDS: dict[str, str] = {
@@ -94,6 +102,13 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
     wanted = [COMMANDS[command]] if command in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
     for module_name in wanted:
         importlib.import_module(module_name).register(sub)
+    # Listed for --help only: `jev hook …` is dispatched in main() before argparse.
+    if "hook" not in sub.choices:
+        sub.add_parser(
+            "hook",
+            help="run as a host's hook (installed by `jev install`; reads the host's JSON "
+            "on stdin, always exits 0): jev hook claude-code|codex|gemini|cursor|…",
+        )
     return parser
 
 
@@ -116,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return result
     except KeyboardInterrupt:
         print("jev: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:  # the one place internal errors become exit 1

@@ -20,6 +20,7 @@ from jev.errors import JevError, MaterialMissing, UsageError
 from jev.hosts.transcript import detect_format, read_turns, skip_running
 from jev.settings import load_settings, validate_settings
 from jev.store import Store
+from jev.terminal import json_visible, visible
 
 if TYPE_CHECKING:
     from jev.domain import AuditOutcome, Settings
@@ -104,7 +105,9 @@ def register(sub: Any) -> None:
 
 def _effective_settings(args: argparse.Namespace) -> tuple[Settings, bool]:
     """Profile settings with command-line overrides; also whether a judge was chosen."""
-    settings = load_settings(args.profile)
+    from jev.settings import require_profile
+
+    settings = load_settings(require_profile(args.profile))
     judge = settings.judge
     overrides: dict[str, Any] = {}
     if args.judge:
@@ -334,7 +337,9 @@ def _run(args: argparse.Namespace) -> int:
                 )
             )
         else:
-            print(msg if msg.startswith("material missing") else f"material missing: {msg}")
+            print(
+                visible(msg if msg.startswith("material missing") else f"material missing: {msg}")
+            )
         return EXIT_INCOMPLETE
 
     worst = EXIT_OK
@@ -354,9 +359,9 @@ def _run(args: argparse.Namespace) -> int:
             code = _exit_for(result["status"], result["assessment"])
             worst = max(worst, code, key=lambda c: _SEVERITY[c])
             if args.json:
-                print(json.dumps(result, ensure_ascii=False), flush=True)
+                print(json_visible(json.dumps(result, ensure_ascii=False)), flush=True)
             else:
-                print(_human(result, chosen), flush=True)
+                print(visible(_human(result, chosen)), flush=True)
     if not args.json and len(results) > 1:
         audited = sum(1 for r in results if r["status"] == "verdict")
         skipped = sum(1 for r in results if r["status"] == "skipped")

@@ -56,7 +56,8 @@ def register(subparsers: Any) -> None:
             default=None,
             help=(
                 "project root for --scope project/local (default: the nearest folder "
-                "upwards holding .claude, .codex or .git; else the current directory)"
+                "upwards, below your home folder, holding .git, .claude or .codex; "
+                "with none, Jev refuses rather than guess)"
             ),
         )
         parser.add_argument(
@@ -90,16 +91,27 @@ def _installer_of(host: str) -> Installer:
     return found
 
 
+def _creates_local(args: argparse.Namespace, plan: Any) -> bool:
+    """A Claude Code ``local`` install that creates ``settings.local.json``."""
+    return (
+        args.command == "install"
+        and args.host == "claude-code"
+        and args.scope == "local"
+        and plan.before is None
+        and plan.changed
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``install`` or ``uninstall``; return the exit code (0 on success)."""
-    from jev.hosts.install import apply_plan
+    from jev.hosts.install import apply_plan, ignore_local_settings
     from jev.hosts.install_all import plan_install_all, plan_uninstall_all
 
     out = sys.stdout
     if args.command == "install":
-        from jev.settings import active_profile
+        from jev.settings import active_profile, require_profile
 
-        profile = active_profile(args.profile) if args.profile else None
+        profile = require_profile(args.profile) if args.profile else None
         plans = plan_install_all(
             args.host,
             args.scope,
@@ -122,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
                 out.write(note + "\n")
         if args.command == "install" and args.enable:
             out.write(f"dry run: would enable profile {profile or 'in force'}.\n")
+        if _creates_local(args, plans[0]):
+            out.write(ignore_local_settings(plans[0].path.parent.parent, dry_run=True) + "\n")
         return 0
 
     for plan in plans:
@@ -135,6 +149,8 @@ def run(args: argparse.Namespace) -> int:
             out.write(f"{plan.path}: already up to date; nothing changed.\n")
         for note in plan.notes:
             out.write(note + "\n")
+    if _creates_local(args, plans[0]):
+        out.write(ignore_local_settings(plans[0].path.parent.parent) + "\n")
     if args.command == "install" and args.enable:
         from jev.settings import set_value
 

@@ -60,6 +60,8 @@ def run(args: argparse.Namespace) -> int:
     from jev.settings import load_settings
 
     try:
+        # Like the hooks, a profile without a file is the shipped defaults (disabled):
+        # the section is empty, never an error in a generated system prompt.
         settings = load_settings(args.profile)
     except (SettingsError, UsageError) as exc:
         print(f"jev: {exc}", file=sys.stderr)

@@ -20,6 +20,8 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from jev.terminal import visible
+
 if TYPE_CHECKING:
     from jev.records import Record
 
@@ -90,7 +92,7 @@ def _list(store: Any, args: argparse.Namespace) -> int:
         print("no records" + (f" for session {args.session}" if args.session else ""))
         return 0
     for record in records:
-        print(format_list_line(record))
+        print(visible(format_list_line(record)))
     return 0
 
 
@@ -134,6 +136,8 @@ def _end_reason(last: Record) -> str:
         return "cancelled"
     if kind == "finish":
         return "complete"
+    if kind == "hand-to-user" and last.assessment not in (None, "needs-user"):
+        return f"{last.assessment}: shown to the user; no supplement sent"
     if kind == "hand-to-user":
         return "needs user: handed over to the user"
     if kind == "exhausted":
@@ -253,7 +257,7 @@ def _show(store: Any, target: str, session: str | None = None) -> int:
                 "add --session S, give more of the turn key, or give a record id."
             )
         key = matches[0]
-    print(format_report_card(store.records_for_turn(key)))
+    print(visible(format_report_card(store.records_for_turn(key))))
     return 0
 
 
@@ -261,6 +265,14 @@ def _export(store: Any, args: argparse.Namespace) -> int:
     if args.out == "-":
         store.export_jsonl(sys.stdout, session=args.session)
         return 0
+    from pathlib import Path
+
+    from jev.errors import UsageError
+
+    try:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--out {args.out}: cannot create its folder ({exc.strerror})") from None
     count = store.export_jsonl(args.out, session=args.session)
     print(f"exported {count} record{'s' if count != 1 else ''} to {args.out}")
     return 0

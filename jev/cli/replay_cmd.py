@@ -3,8 +3,10 @@
 * ``jev replay SOURCE…`` (records JSONL exports and/or folders of them) or
   ``jev replay --store [--session S] [--since WHEN]``: offline, no network. Each record
   goes through the current reply parsing, loop decision and supplement text; every
-  difference from the stored result is printed with both sides. Exit 1 when any
-  record changed or could not be replayed, 0 otherwise. ``--json`` for machines.
+  difference from the stored result is printed with both sides. Exit 6 when any
+  record changed or could not be replayed, 0 otherwise (1 stays "internal error").
+  A SOURCE file that is not a records export (a turn file, a transcript, a JSON
+  array) is a usage error, exit 2, in one line. ``--json`` for machines.
 * ``jev replay --live --judge NAME … --out FILE.jsonl [--resume]``: re-ask a judge for
   every stored material with ``--concurrency N`` calls in flight; one JSON line per
   answer in ``--out``; ``--resume`` skips records already answered there. Prints the
@@ -15,6 +17,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
 import sys
@@ -22,7 +25,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jev.cli import EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_OK
+from jev.cli import EXIT_CHANGED, EXIT_INCOMPLETE, EXIT_OK
+from jev.terminal import json_visible, visible
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -125,6 +129,53 @@ def _check_args(args: argparse.Namespace) -> None:
             raise UsageError("--live needs --out FILE.jsonl for the answers (resumable)")
     elif args.out or args.resume or args.judge:
         raise UsageError("--judge, --out and --resume belong to --live")
+    for source in args.sources:
+        if Path(source).is_file():
+            _check_export(Path(source))
+
+
+def _check_export(path: Path) -> None:
+    """Refuse, in one line, a file that is not a ``jev records export`` (issue 10 item 10).
+
+    The first non-blank line must be a JSON object with a record's ``created_at`` and
+    ``material``; an empty file is an empty export.
+
+    Raises:
+        UsageError: anything else, saying what the file looks like instead.
+    """
+    from jev.errors import UsageError
+
+    try:
+        with path.open("rb") as handle:
+            first = next((raw for raw in handle if raw.strip()), b"")
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be read ({exc.strerror or exc}).") from None
+    if not first:
+        return
+    try:
+        data = json.loads(first.decode("utf-8", errors="replace"))
+    except (ValueError, RecursionError):
+        data = None
+    if isinstance(data, dict) and "created_at" in data and "material" in data:
+        return
+    what = "not JSON Lines"
+    if isinstance(data, list):
+        what = "a JSON array"
+    elif isinstance(data, dict):
+        from jev.hosts.transcript import detect_format
+
+        kind: str = ""
+        with contextlib.suppress(UsageError):
+            kind = detect_format(path)
+        what = {
+            "turn": "a turn file (audit it with `jev audit FILE`)",
+            "claude-code": "a Claude Code transcript (audit it with `jev audit FILE`)",
+            "codex": "a Codex rollout (audit it with `jev audit FILE`)",
+        }.get(kind, "JSON objects that are not Jev records")
+    raise UsageError(
+        f"{path} is not a records export: it is {what}. jev replay reads files written "
+        "by `jev records export --out FILE.jsonl`, folders of them, or --store."
+    )
 
 
 class _Progress:
@@ -184,7 +235,7 @@ def _run_offline(args: argparse.Namespace, store: Store | None) -> int:
             # Printed as found, not kept: memory stays flat on any export.
             if bar is not None:
                 print(file=sys.stderr)
-            print(result.describe(), flush=True)
+            print(visible(result.describe()), flush=True)
         if bar is not None:
             bar(count[0])
 
@@ -192,10 +243,10 @@ def _run_offline(args: argparse.Namespace, store: Store | None) -> int:
     if bar is not None:
         bar.end()
     if args.json:
-        print(json.dumps(summary.to_json(), ensure_ascii=False, indent=2))
+        print(json_visible(json.dumps(summary.to_json(), ensure_ascii=False, indent=2)))
     else:
         print(summary.line())
-    return EXIT_OK if summary.ok else EXIT_INTERNAL
+    return EXIT_OK if summary.ok else EXIT_CHANGED
 
 
 def _run_live(args: argparse.Namespace, store: Store | None) -> int:

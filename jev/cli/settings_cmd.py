@@ -14,7 +14,8 @@ from typing import Any
 
 __all__ = ["register", "run"]
 
-_PROFILE_HELP = "profile name (default: $JEV_PROFILE, else 'default')"
+_PROFILE_HELP = "profile name (default: $JEV_PROFILE, else 'default'); it must exist"
+_CREATE_HELP = "create the profile if it does not exist (else a misspelled name is an error)"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -51,6 +52,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     setp.add_argument("key", metavar="KEY")
     setp.add_argument("value", metavar="VALUE")
     setp.add_argument("--profile", help=_PROFILE_HELP)
+    setp.add_argument("--create", action="store_true", help=_CREATE_HELP)
     for name, verb in (("enable", "Enable"), ("disable", "Disable")):
         p = subparsers.add_parser(
             name,
@@ -58,11 +60,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             description=f"{verb} Jev's completion audit for a profile (the `enabled` key).",
         )
         p.add_argument("--profile", help=_PROFILE_HELP)
-    subparsers.add_parser(
+        p.add_argument("--create", action="store_true", help=_CREATE_HELP)
+    profiles = subparsers.add_parser(
         "profiles",
-        help="list profiles, the active one, and whether each is enabled",
-        description="List the shipped default profile and the user's profiles.",
+        help="list profiles (the active one, whether each is enabled) or create one",
+        description="List the shipped default profile and the user's profiles, or "
+        "`jev profiles create NAME` to create a profile.",
     )
+    profile_actions = profiles.add_subparsers(dest="profiles_action", metavar="ACTION")
+    profile_actions.add_parser("list", help="list the profiles (the default action)")
+    create = profile_actions.add_parser(
+        "create", help="create a profile (every key from the shipped defaults)"
+    )
+    create.add_argument("name", metavar="NAME")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,20 +87,41 @@ def run(args: argparse.Namespace) -> int:
             if action == "show":
                 _show(args.profile, as_json=args.json)
             elif action == "set":
-                _set(args.profile, args.key, args.value)
+                _set(_existing(args), args.key, args.value)
             else:
                 print("jev settings: choose an action: show or set (see --help)", file=sys.stderr)
                 return EXIT_USAGE
         elif command in ("enable", "disable"):
-            _switch(args.profile, command == "enable")
+            _switch(_existing(args), command == "enable")
         elif command == "profiles":
-            _profiles()
+            if getattr(args, "profiles_action", None) == "create":
+                from jev import settings as st
+
+                path = st.create_profile(args.name)
+                print(f"profile {args.name} created: {path}")
+            else:
+                _profiles()
         else:  # pragma: no cover - argparse only dispatches registered names
             raise UsageError(f"unknown command {command!r}")
     except (SettingsError, UsageError) as exc:
         print(f"jev: {exc}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK
+
+
+def _existing(args: argparse.Namespace) -> str:
+    """The profile named on the command line, created first with ``--create``."""
+    from jev import settings as st
+    from jev.errors import UsageError
+
+    try:
+        return st.require_profile(args.profile)
+    except UsageError:
+        if not getattr(args, "create", False):
+            raise
+    name = st.active_profile(args.profile)
+    print(f"profile {name} created: {st.create_profile(name)}")
+    return name
 
 
 def _format_value(value: Any) -> str:
@@ -104,7 +135,7 @@ def _format_value(value: Any) -> str:
 def _show(profile: str | None, *, as_json: bool) -> None:
     from jev import settings as st
 
-    name = st.active_profile(profile)
+    name = st.require_profile(profile)
     effective = st.load_settings(name)
     if as_json:
         print(json.dumps(effective.to_json(), ensure_ascii=False, indent=2))
@@ -151,6 +182,18 @@ def _set(profile: str | None, key: str, raw: str) -> None:
         raise SettingsError(f"{exc}{old}") from None
     value = _flatten_json(new.to_json())[key]
     print(f"{key} = {_format_value(value)}  (profile {name}, {st.profile_path(name)})")
+    _still_broken(name)
+
+
+def _still_broken(name: str) -> None:
+    """After a save, say if another key of the file is still refused (with its hint)."""
+    from jev import settings as st
+    from jev.errors import SettingsError
+
+    try:
+        st.load_settings(name)
+    except SettingsError as exc:
+        print(f"jev: note: the file still has a refused value: {exc}", file=sys.stderr)
 
 
 def _switch(profile: str | None, enabled: bool) -> None:
@@ -160,6 +203,7 @@ def _switch(profile: str | None, enabled: bool) -> None:
     st.save_settings(name, {"enabled": enabled})
     state = "enabled" if enabled else "disabled"
     print(f"Jev's completion audit is {state} for profile {name} ({st.profile_path(name)}).")
+    _still_broken(name)
 
 
 def _profiles() -> None:

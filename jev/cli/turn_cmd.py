@@ -28,6 +28,8 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from jev.terminal import visible
+
 if TYPE_CHECKING:
     from jev.auditor import Decision
     from jev.domain import Material
@@ -135,7 +137,7 @@ def _print(decision: Decision, session: str, turn: str, as_json: bool) -> None:
         return
     print(f"session {session}, turn {turn}: {decision.action}")
     if decision.notice:
-        print(decision.notice)
+        print(visible(decision.notice))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -169,8 +169,8 @@ def config_path(host: str, scope: str, project_dir: Path | None = None) -> Path:
         project_dir: the project root for project scopes (default: :func:`project_root`).
 
     Raises:
-        UsageError: unknown host, a host without an installer, or a scope the host
-            does not have; a ``project_dir`` that is not a folder.
+        UsageError: unknown host or a scope the host does not have; no project found
+            for ``project``/``local`` (:func:`project_root`).
     """
     installer = _installer(host)
     if scope not in installer.scopes:
@@ -180,19 +180,102 @@ def config_path(host: str, scope: str, project_dir: Path | None = None) -> Path:
         )
     if project_dir is not None and not Path(project_dir).is_dir():
         raise UsageError(f"--project-dir {project_dir}: no such folder; give the project's root")
-    project = (Path(project_dir) if project_dir is not None else project_root()).absolute()
+    if project_dir is not None:
+        project = Path(project_dir).absolute()
+    elif scope == "user":
+        project = Path.cwd().absolute()  # a user-scope file does not depend on it
+    else:
+        found = find_project_root()
+        if found is None:
+            raise UsageError(_NO_PROJECT.format(here=Path.cwd().absolute()))
+        project = found
     return installer.config_path(scope, project)
 
 
-def project_root(start: Path | None = None) -> Path:
-    """The project a ``project``/``local`` install is for: the nearest folder from
-    ``start`` (default: the cwd) upwards that holds ``.claude``, ``.codex`` or ``.git``;
-    the cwd itself when none does."""
+#: Folders that mark a project root for ``project``/``local`` installs.
+PROJECT_MARKERS = (".git", ".claude", ".codex")
+
+
+_NO_PROJECT = (
+    "no project found at {here} or above it (below your home folder): none of "
+    ".git, .claude or .codex exists there. Pass --project-dir DIR, or use "
+    "--scope user to install for every project."
+)
+
+
+def find_project_root(start: Path | None = None) -> Path | None:
+    """The nearest folder from ``start`` (default: the cwd) upwards that holds
+    ``.git``, ``.claude`` or ``.codex``, searched only below ``$HOME`` (issue 10 item
+    6): the home folder holds the user-wide ``~/.claude``, so a project scope there
+    would edit the user's global settings. ``None`` when there is none."""
     here = (start or Path.cwd()).absolute()
+    home = Path.home().absolute()
     for folder in (here, *here.parents):
-        if any((folder / marker).exists() for marker in (".claude", ".codex", ".git")):
+        if folder == home or folder in home.parents:
+            break
+        if any((folder / marker).exists() for marker in PROJECT_MARKERS):
             return folder
-    return here
+    return None
+
+
+def project_root(start: Path | None = None) -> Path:
+    """The project folder for reports (:func:`find_project_root`, else the cwd).
+
+    Installs never fall back to the cwd: :func:`config_path` refuses a project scope
+    without a project (``UsageError`` naming ``--project-dir`` and ``--scope user``).
+    """
+    return find_project_root(start) or (start or Path.cwd()).absolute()
+
+
+_LOCAL_IGNORE = ".claude/settings.local.json"
+_IGNORED_BY = frozenset(
+    {
+        _LOCAL_IGNORE,
+        "/" + _LOCAL_IGNORE,
+        "settings.local.json",
+        "**/settings.local.json",
+        ".claude",
+        ".claude/",
+        "/.claude",
+        "/.claude/",
+        ".claude/*",
+    }
+)
+
+
+def ignore_local_settings(project: Path, *, dry_run: bool = False) -> str:
+    """Make git ignore ``.claude/settings.local.json`` (a ``local`` install creates it).
+
+    Claude Code keeps personal settings in that file and expects git to ignore it; Jev
+    adds the line to ``<project>/.gitignore`` (created if missing) unless a line there
+    already covers it. Nothing is written with ``dry_run`` or outside a git repository.
+
+    Returns:
+        One line for the user saying what was done, or why nothing was.
+
+    Raises:
+        UsageError: ``.gitignore`` cannot be read or written.
+    """
+    gitignore = project / ".gitignore"
+    if not (project / ".git").exists():
+        return f"note: {project} is not a git repository; .gitignore was not changed."
+    try:
+        text = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {gitignore}: {exc}; add {_LOCAL_IGNORE} by hand.") from None
+    if any(line.strip() in _IGNORED_BY for line in text.splitlines()):
+        return f"{gitignore} already ignores {_LOCAL_IGNORE}."
+    if dry_run:
+        return f"dry run: would add {_LOCAL_IGNORE} to {gitignore}."
+    sep = "" if not text or text.endswith("\n") else "\n"
+    try:
+        with gitignore.open("a", encoding="utf-8") as handle:
+            handle.write(f"{sep}{_LOCAL_IGNORE}\n")
+    except OSError as exc:
+        raise UsageError(
+            f"cannot write {gitignore}: {exc.strerror or exc}; add {_LOCAL_IGNORE} by hand."
+        ) from None
+    return f"added {_LOCAL_IGNORE} to {gitignore}."
 
 
 def jev_executable() -> Path:

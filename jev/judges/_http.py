@@ -525,15 +525,30 @@ class HttpJudge:
         max_reply_bytes: int = 0,
     ) -> None:
         if not model.strip():
+            example, _, note = self.model_example.partition(" (")
             raise SettingsError(
-                f"judge.model is empty; the {self.provider} judge needs a model name, e.g. "
-                f"`jev settings set judge.model {self.model_example}`"
+                f"judge.model is empty; the {self.provider} judge needs a model name: pass "
+                f"--model NAME, or run `jev settings set judge.model {example}`"
+                + (f" ({note}" if note else "")
             )
         self.base_url = self._base(base_url or self.default_base_url)
         self.api_key_env = api_key_env or self.default_key_env
         self.temperature = float(temperature)
         self.info = JudgeInfo(provider=self.provider, model=model, heuristic=False)
         key = read_api_key(self.api_key_env, environ)
+        if (
+            key is None
+            and self.default_base_url
+            and (self.base_url == self._base(self.default_base_url))
+        ):
+            # The provider's own service always needs a key: say so before any call
+            # (a local OpenAI-compatible server at another base URL may need none).
+            raise SettingsError(
+                f"the environment variable {self.api_key_env} is not set; the "
+                f"{self.provider} judge at {self.base_url} needs an API key: export "
+                f"{self.api_key_env}=… (or name another variable with "
+                "`jev settings set judge.api_key_env NAME`)"
+            )
         self._key = key
         self._poster = JsonPoster(
             label=f"the {self.provider} judge at {self.base_url}",

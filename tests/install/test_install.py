@@ -31,6 +31,7 @@ def _fake_homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "proj"
     folder.mkdir()
+    (folder / ".git").mkdir()  # a project has a marker (issue 10 item 6)
     monkeypatch.chdir(folder)
     return folder
 
@@ -183,6 +184,7 @@ def test_dry_run_prints_diff_and_writes_nothing(
 
 
 def test_enable_flag_enables_profile(project: Path) -> None:
+    assert main(["profiles", "create", "web"]) == 0
     assert load_settings("web").enabled is False
     assert (
         main(["install", "claude-code", "--scope", "project", "--profile", "web", "--enable"]) == 0

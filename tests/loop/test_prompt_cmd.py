@@ -33,7 +33,7 @@ def test_disabled_profile_prints_nothing() -> None:
 
 
 def test_enabled_profile_prints_the_section(jev_home: Path) -> None:
-    assert jev("enable", "--profile", "web").returncode == 0
+    assert jev("enable", "--profile", "web", "--create").returncode == 0
     out = jev("prompt-section", "--profile", "web")
     assert out.returncode == 0, out.stderr
     assert out.stdout == system_prompt_section("en") + "\n"

@@ -70,7 +70,7 @@ def test_changed_supplement_rule_reports_exactly_the_supplement_records(
     )
     code = main(["replay", str(GOLDEN), "--json"])
     report = json.loads(capsys.readouterr().out)
-    assert code == 1
+    assert code == 6
     changed = {(p["session"], p["round"]) for p in report["problems"]}
     expected = {
         (r["session"], r["round"])
@@ -98,7 +98,7 @@ def test_parser_change_shows_both_sides(tmp_path: Path, capsys: pytest.CaptureFi
     record = _one("verdict-omission")
     record["raw_replies"] = ['{"assessment": "omission", "focus": "R1"}']
     path = write_jsonl(tmp_path / "r.jsonl", [record])
-    assert main(["replay", str(path)]) == 1
+    assert main(["replay", str(path)]) == 6
     out = capsys.readouterr().out
     assert "CHANGED verdict-omission/verdict-omission-turn/round 1" in out
     assert "focus.id:\n    stored:   T3\n    replayed: R1" in out
@@ -152,7 +152,7 @@ def test_cancelled_and_unreadable_lines(tmp_path: Path, capsys: pytest.CaptureFi
     path.write_text(
         json.dumps(cancelled) + "\n\n{not json\n" + json.dumps({"id": 1}) + "\n", "utf-8"
     )
-    assert main(["replay", str(path)]) == 1
+    assert main(["replay", str(path)]) == 6
     out = capsys.readouterr().out
     assert "3 records · 1 same · 0 changed · 2 errors" in out
     assert f"{path}:3: not valid JSON" in out
@@ -174,7 +174,7 @@ def test_schema_check_is_opt_in(tmp_path: Path, capsys: pytest.CaptureFixture[st
     path = write_jsonl(tmp_path / "r.jsonl", [record])
     assert main(["replay", str(path)]) == 0
     capsys.readouterr()
-    assert main(["replay", str(path), "--validate"]) == 1
+    assert main(["replay", str(path), "--validate"]) == 6
     assert "round: 0 is less than the minimum of 1" in capsys.readouterr().out
 
 

@@ -19,7 +19,7 @@ def test_save_two_then_a_new_process_reads_two(jev_home: Path) -> None:
 
 
 def test_set_then_show_from_new_processes(jev_home: Path) -> None:
-    done = run_jev("settings", "set", "max_supplements", "2", "--profile", "web")
+    done = run_jev("settings", "set", "max_supplements", "2", "--profile", "web", "--create")
     assert done.returncode == 0, done.stderr
     assert "max_supplements = 2" in done.stdout
     shown = run_jev("settings", "show", "--profile", "web")
@@ -79,7 +79,8 @@ def test_api_key_value_is_not_echoed_by_the_cli(jev_home: Path) -> None:
 
 
 def test_enable_disable_and_other_keys_never_enable(jev_home: Path) -> None:
-    assert run_jev("settings", "set", "language", "zh", "--profile", "web").returncode == 0
+    created = run_jev("settings", "set", "language", "zh", "--profile", "web", "--create")
+    assert created.returncode == 0
     assert (
         json.loads(run_jev("settings", "show", "--profile", "web", "--json").stdout)["enabled"]
         is False
@@ -96,7 +97,7 @@ def test_enable_disable_and_other_keys_never_enable(jev_home: Path) -> None:
 
 def test_jev_profile_env_is_honoured(jev_home: Path) -> None:
     env = {"JEV_PROFILE": "ci"}
-    assert run_jev("settings", "set", "max_supplements", "5", env=env).returncode == 0
+    assert run_jev("settings", "set", "max_supplements", "5", "--create", env=env).returncode == 0
     assert (jev_home / "profiles" / "ci.toml").is_file()
     assert not (jev_home / "profiles" / "default.toml").exists()
     assert json.loads(run_jev("settings", "show", "--json", env=env).stdout)["max_supplements"] == 5
@@ -110,7 +111,7 @@ def test_jev_profile_env_is_honoured(jev_home: Path) -> None:
 
 
 def test_profiles_lists_enabled_state_and_broken_files(jev_home: Path) -> None:
-    run_jev("enable", "--profile", "web")
+    run_jev("enable", "--profile", "web", "--create")
     bad = jev_home / "profiles" / "bad.toml"
     bad.write_text("max_supplements = = 2\n")
     out = run_jev("profiles")

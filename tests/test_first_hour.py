@@ -1,0 +1,361 @@
+"""The first hour as a new user (issue 10 items 6–12): each README promise, checked.
+
+Real files and real subprocesses; HOME points at a temp folder in every test that could
+touch it, so the user's own ``~/.claude`` is never read or written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jev.cli import main
+from jev.domain import TodoItem
+from jev.errors import UsageError
+from tests.conftest import FIXTURES, REPO
+
+REAL = FIXTURES / "real"
+EXAMPLE = REPO / "examples" / "turn-omission.json"
+
+
+@pytest.fixture
+def fake_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    return home
+
+
+# -- item 6: install scopes ---------------------------------------------------------
+
+
+def test_project_scope_in_a_folder_without_git_never_writes_the_global_file(
+    fake_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (fake_home / ".claude").mkdir()  # the user-wide Claude Code folder
+    folder = fake_home / "scratch" / "notes"
+    folder.mkdir(parents=True)
+    monkeypatch.chdir(folder)
+    assert main(["install", "claude-code", "--scope", "project"]) == 2
+    err = capsys.readouterr().err
+    assert "--project-dir" in err and "--scope user" in err
+    assert not (fake_home / ".claude" / "settings.json").exists()
+    assert not (folder / ".claude").exists()
+
+
+def test_project_scope_finds_the_repository_root_below_home(
+    fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = fake_home / "code" / "app"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src").mkdir()
+    monkeypatch.chdir(repo / "src")
+    assert main(["install", "claude-code", "--scope", "project"]) == 0
+    assert (repo / ".claude" / "settings.json").is_file()
+
+
+def test_local_scope_adds_the_file_to_gitignore_once(
+    fake_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = fake_home / "app"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".gitignore").write_text("node_modules/", encoding="utf-8")
+    monkeypatch.chdir(repo)
+    assert main(["install", "claude-code", "--scope", "local"]) == 0
+    out = capsys.readouterr().out
+    assert "added .claude/settings.local.json to" in out
+    lines = (repo / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert lines == ["node_modules/", ".claude/settings.local.json"]
+    # Uninstall and install again: the file is created again, the line is not doubled.
+    assert main(["uninstall", "claude-code", "--scope", "local"]) == 0
+    (repo / ".claude" / "settings.local.json").unlink()
+    assert main(["install", "claude-code", "--scope", "local"]) == 0
+    assert "already ignores" in capsys.readouterr().out
+    assert (repo / ".gitignore").read_text(encoding="utf-8").count("settings.local.json") == 1
+
+
+def test_local_scope_outside_git_says_it_left_gitignore_alone(
+    fake_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = fake_home / "plain"
+    (project / ".claude").mkdir(parents=True)
+    monkeypatch.chdir(project)
+    assert main(["install", "claude-code", "--scope", "local"]) == 0
+    assert "not a git repository; .gitignore was not changed" in capsys.readouterr().out
+    assert not (project / ".gitignore").exists()
+
+
+# -- item 7: Material, the curated API, records export -------------------------------
+
+
+def test_material_accepts_turn_file_dicts_and_todo_items() -> None:
+    from jev import Material, Store, TodoItem
+
+    material = Material(
+        ["Fix the bug."],
+        [{"content": "Fix the bug", "status": "completed"}, TodoItem("Docs", "pending")],
+        "Fixed.",
+    )
+    assert material.request == ("Fix the bug.",)
+    assert material.todos == (TodoItem("Fix the bug", "completed"), TodoItem("Docs", "pending"))
+    assert material == Material.from_json(material.to_json())
+    assert Store.__module__.startswith("jev.store")
+
+
+@pytest.mark.parametrize(
+    "todo",
+    [{"content": "x", "status": "done"}, TodoItem("x", "finished"), {"content": "x"}, "x"],
+)
+def test_material_refuses_an_unknown_status_or_shape(todo: object) -> None:
+    from jev import Material
+
+    with pytest.raises(UsageError, match="Todo item 1") as caught:
+        Material(["r"], [todo], "a")  # type: ignore[list-item]
+    assert "pending" in str(caught.value) and "completed" in str(caught.value)
+
+
+def test_records_export_creates_the_parent_folder(tmp_path: Path) -> None:
+    assert main(["audit", str(EXAMPLE)]) == 4
+    out = tmp_path / "deep" / "er" / "turns.jsonl"
+    assert main(["records", "export", "--out", str(out)]) == 0
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 1
+
+
+# -- item 8: a broken profile's hint repairs it --------------------------------------
+
+
+def _run_jev(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", "import sys; from jev.cli import main; sys.exit(main())", *args],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=120,
+    )
+
+
+def test_the_fix_it_hint_repairs_the_file(jev_home: Path) -> None:
+    path = jev_home / "profiles" / "default.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text('enabled = true\nmax_supplements = "3"\n', encoding="utf-8")
+    shown = _run_jev("settings", "show")
+    assert shown.returncode == 2
+    assert f"settings file {path}, line 2:" in shown.stderr
+    hint = shown.stderr.split("run `", 1)[1].split("`", 1)[0]
+    assert hint == "jev settings set max_supplements 3"
+    fixed = _run_jev(*hint.split()[1:])
+    assert fixed.returncode == 0, fixed.stderr
+    assert _run_jev("settings", "show").returncode == 0
+    data = json.loads(_run_jev("settings", "show", "--json").stdout)
+    assert data["max_supplements"] == 3 and data["enabled"] is True
+
+
+def test_two_broken_keys_are_repaired_one_hint_at_a_time(jev_home: Path) -> None:
+    path = jev_home / "profiles" / "default.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text('max_supplements = "3"\n[judge]\nmodel = 5\n', encoding="utf-8")
+    first = _run_jev("settings", "set", "max_supplements", "3")
+    assert first.returncode == 0
+    assert "line" in first.stderr and "judge.model" in first.stderr  # the other one, named
+    assert _run_jev("settings", "set", "judge.model", "x").returncode == 0
+    assert _run_jev("settings", "show").returncode == 0
+
+
+# -- item 9: a misspelled profile is not a new profile -------------------------------
+
+
+def test_misspelled_profile_is_refused_and_creation_is_explicit(
+    jev_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for argv in (
+        ["enable", "--profile", "wrok"],
+        ["settings", "show", "--profile", "wrok"],
+        ["settings", "set", "max_supplements", "2", "--profile", "wrok"],
+        ["audit", str(EXAMPLE), "--profile", "wrok", "--no-record"],
+    ):
+        assert main(argv) == 2, argv
+        assert "profile 'wrok' does not exist" in capsys.readouterr().err
+    assert not (jev_home / "profiles" / "wrok.toml").exists()
+    assert main(["profiles", "create", "work"]) == 0
+    assert main(["enable", "--profile", "work"]) == 0
+    assert main(["enable", "--profile", "web", "--create"]) == 0
+    assert {p.stem for p in (jev_home / "profiles").glob("*.toml")} == {"work", "web"}
+    assert main(["profiles", "create", "work"]) == 2  # exists already
+
+
+# -- item 10: replay on a file that is not an export; exit codes ---------------------
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        EXAMPLE,
+        REAL / "claude-code-2.1.38_marot-spotter_short.jsonl",
+        REAL / "codex-0.58.0_AcidicSoil-codex-session-view_019a93b9.jsonl",
+        "array",
+    ],
+    ids=["turn-file", "claude-transcript", "codex-rollout", "json-array"],
+)
+def test_replay_on_a_non_export_is_one_usage_line(source: object, tmp_path: Path) -> None:
+    if source == "array":
+        source = tmp_path / "list.json"
+        source.write_text("[1, 2, 3]", encoding="utf-8")
+    done = _run_jev("replay", str(source))
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "is not a records export" in done.stderr and "internal error" not in done.stderr
+
+
+def test_exit_codes_never_collide() -> None:
+    from jev import cli
+
+    codes = [
+        cli.EXIT_OK,
+        cli.EXIT_INTERNAL,
+        cli.EXIT_USAGE,
+        cli.EXIT_INCOMPLETE,
+        cli.EXIT_PROBLEM,
+        cli.EXIT_NEEDS_USER,
+        cli.EXIT_CHANGED,
+        cli.EXIT_INTERRUPTED,
+    ]
+    assert len(set(codes)) == len(codes)
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    for code in codes:
+        assert f"\n| {code} |" in readme
+
+
+def test_replay_difference_is_exit_6_with_an_inline_diff(tmp_path: Path) -> None:
+    from jev.replay import inline_diff
+
+    assert main(["audit", str(EXAMPLE)]) == 4
+    export = tmp_path / "records.jsonl"
+    assert main(["records", "export", "--out", str(export)]) == 0
+    record = json.loads(export.read_text(encoding="utf-8"))
+    old = "x" * 400 + " Update the docs " + "y" * 400
+    new = "x" * 400 + " Update the README " + "y" * 400
+    shown = inline_diff(old, new)
+    assert "[-docs-]{+README+}" in shown and len(shown) < 100
+    record["action"] = {**(record.get("action") or {}), "kind": "finish"}
+    export.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    done = _run_jev("replay", str(export))
+    assert done.returncode == 6, done.stdout + done.stderr
+
+
+# -- item 11: words ------------------------------------------------------------------
+
+
+def test_a_problem_verdict_is_never_called_needs_user(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from jev.domain import AuditOutcome, Position, Verdict
+    from jev.loop import LoopState, decide, end_reason
+    from jev.texts import report_line
+
+    def verdict(assessment: str) -> AuditOutcome:
+        focus = Position("T1", "todo", 1, "Update docs", status="pending")
+        return AuditOutcome(status="verdict", verdict=Verdict(assessment, focus))
+
+    # jev audit / jev retry steer no agent: a problem verdict is shown to the user.
+    state, action = decide(LoopState(), verdict("omission"), 3, steer=False)
+    assert action.kind == "hand-to-user"
+    for language in ("en", "zh"):
+        line = report_line(state, action, None, language)
+        assert "needs your decision" not in line and "需要你决定" not in line
+    assert "needs user" not in end_reason(state) and "omission" in end_reason(state)
+    real, real_action = decide(LoopState(), verdict("needs-user"), 3, steer=False)
+    assert "needs your decision" in report_line(real, real_action, None, "en")
+    assert end_reason(real) == "needs user"
+    # The records report card says the same.
+    assert main(["audit", str(EXAMPLE)]) == 4
+    capsys.readouterr()
+    assert main(["records", "show", "1"]) == 0
+    card = capsys.readouterr().out
+    assert "needs user" not in card and "omission" in card
+
+
+def test_no_model_line_only_without_a_model(jev_home: Path) -> None:
+    plain = _run_jev("audit", str(EXAMPLE), "--no-record")
+    assert "no model configured" in plain.stdout
+    chosen = _run_jev("audit", str(EXAMPLE), "--no-record", "--judge", "rules")
+    assert "no model configured" not in chosen.stdout
+
+
+def test_missing_key_and_model_fail_before_any_call_with_pasteable_hints(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    no_model = _run_jev("audit", str(EXAMPLE), "--judge", "openai", "--no-record")
+    assert no_model.returncode == 2
+    hint = no_model.stderr.split("run `", 1)[1].split("`", 1)[0]
+    assert hint == "jev settings set judge.model gpt-4o-mini"
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    no_key = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from jev.cli import main; sys.exit(main())",
+            "audit",
+            str(EXAMPLE),
+            "--judge",
+            "openai",
+            "--model",
+            "gpt-4o-mini",
+            "--no-record",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert no_key.returncode == 2
+    assert "OPENAI_API_KEY is not set" in no_key.stderr
+    assert "connect" not in no_key.stderr + no_key.stdout  # no call was tried
+
+
+def test_hook_is_listed_in_help_and_130_is_documented() -> None:
+    shown = _run_jev("--help")
+    assert " hook " in shown.stdout
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert "| 130 | interrupted (Ctrl-C) |" in readme
+
+
+# -- item 12: terminal safety --------------------------------------------------------
+
+_HOSTILE = "Fix it\x1b[2J\x07 now \u202eevil\u202c and \x9b31m done"
+
+
+def test_control_characters_are_made_visible_in_audit_and_records(tmp_path: Path) -> None:
+    turn = {
+        "request": [_HOSTILE],
+        "todos": [{"content": _HOSTILE, "status": "pending"}],
+        "final_answer": "All done.",
+    }
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(turn), encoding="utf-8")
+    shown = _run_jev("audit", str(path))
+    assert shown.returncode == 4
+    as_json = _run_jev("audit", str(path), "--json", "--no-record")
+    card = _run_jev("records", "show", "1")
+    for out in (shown.stdout, as_json.stdout, card.stdout):
+        assert "\x1b" not in out and "\x07" not in out
+        assert "\u202e" not in out and "\x9b" not in out
+    assert "\\u202e" in shown.stdout or "\\u202e" in card.stdout
+    assert json.loads(as_json.stdout)["status"] == "verdict"  # still valid JSON
+    assert "now \\u202eevil" in card.stdout  # the quote, made visible
+
+
+def test_visible_keeps_ordinary_text() -> None:
+    from jev.terminal import json_visible, visible
+
+    assert visible("完成 — done\n\tok") == "完成 — done\n\tok"
+    assert visible("a\rb\x1b") == "a\\x0db\\x1b"
+    assert json.loads(json_visible(json.dumps(_HOSTILE, ensure_ascii=False))) == _HOSTILE
