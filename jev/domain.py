@@ -62,7 +62,7 @@ class Material:
             single string is accepted and stored as a tuple.
         todos: the complete latest Todo list (may be empty): :class:`TodoItem` s or
             dicts of the turn-file shape ``{"content", "status"}``, stored as
-            :class:`TodoItem` s; an unknown status is refused (``UsageError``).
+            :class:`TodoItem` s; an unknown status is refused (``ValueError``).
         final_answer: the latest final answer before the audit (may be empty).
         todo_used: whether the Todo tool was used at least once in this turn (SPEC §2).
     """
@@ -77,7 +77,7 @@ class Material:
         ``{"content", "status"}`` dicts for Todo items; refuse an unknown status.
 
         Raises:
-            UsageError: a Todo item that is neither a :class:`TodoItem` nor a dict with
+            ValueError: a Todo item that is neither a :class:`TodoItem` nor a dict with
                 string ``content`` and ``status``, or a status outside
                 :data:`TODO_STATUSES` (e.g. ``"done"``).
         """
@@ -123,9 +123,8 @@ class Material:
 
 
 def _bad_todo(n: int, why: str) -> Exception:
-    from jev.errors import UsageError
-
-    return UsageError(
+    # ValueError, not a JevError: the domain layer imports nothing of Jev's.
+    return ValueError(
         f"Todo item {n}: {why}; give TodoItem(content, status) or "
         '{"content": str, "status": "pending"|"in_progress"|"completed"}.'
     )

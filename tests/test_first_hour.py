@@ -16,7 +16,6 @@ import pytest
 
 from jev.cli import main
 from jev.domain import TodoItem
-from jev.errors import UsageError
 from tests.conftest import FIXTURES, REPO
 
 REAL = FIXTURES / "real"
@@ -116,7 +115,7 @@ def test_material_accepts_turn_file_dicts_and_todo_items() -> None:
 def test_material_refuses_an_unknown_status_or_shape(todo: object) -> None:
     from jev import Material
 
-    with pytest.raises(UsageError, match="Todo item 1") as caught:
+    with pytest.raises(ValueError, match="Todo item 1") as caught:
         Material(["r"], [todo], "a")  # type: ignore[list-item]
     assert "pending" in str(caught.value) and "completed" in str(caught.value)
 
