@@ -57,6 +57,7 @@ from jev.hosts.turns import REASON_NO_TODO, Turn, no_turn_error
 __all__ = [
     "TODO_TOOLS",
     "OldTranscriptForm",
+    "current_turn_and_followups",
     "followups_in_current_turn",
     "is_old_form",
     "read_current_turn",
@@ -269,6 +270,26 @@ def read_turns(path: str | Path, *, is_supplement: SupplementTest | None = None)
     if is_old_form(path):
         raise _old_form_error(path)
     return scan(_numbered(path), is_supplement=is_supplement)
+
+
+def current_turn_and_followups(
+    path: str | Path, *, is_supplement: SupplementTest | None = None
+) -> tuple[Turn, int]:
+    """The last turn (``number`` 0) and how many of Jev's follow-ups it received (for
+    the stop hook's ``loop_count`` cross-check), in one read.
+
+    Raises:
+        OldTranscriptForm: the older ``.txt`` form.
+        UsageError: unreadable file.
+        MaterialMissing: no turn yet.
+    """
+    path = Path(path)
+    if is_old_form(path):
+        raise _old_form_error(path)
+    accs = _accs(_numbered(path), is_supplement)
+    if not accs:
+        raise no_turn_error(path)
+    return _to_turn(accs[-1], 0), accs[-1].followups
 
 
 def followups_in_current_turn(

@@ -95,8 +95,10 @@ class Report:
 
 
 def _command_exe(handler: dict[str, Any]) -> str:
-    command = handler.get("command")
-    if not isinstance(command, str):
+    from jev.hosts.install import handler_command
+
+    command = handler_command(handler)
+    if not command:
         return ""
     if isinstance(handler.get("args"), list):
         return command  # exec form: the command is the executable itself
@@ -121,22 +123,13 @@ def _exe_exists(exe: str) -> bool:
 def _handlers(path: Path, name: str) -> list[dict[str, Any]]:
     import json
 
-    from jev.hosts.install import is_jev_handler
+    from jev.hosts.install import jev_handlers
 
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
-    hooks = data.get("hooks") if isinstance(data, dict) else None
-    found: list[dict[str, Any]] = []
-    if not isinstance(hooks, dict):
-        return found
-    for groups in hooks.values():
-        for group in groups if isinstance(groups, list) else ():
-            for handler in group.get("hooks", ()) if isinstance(group, dict) else ():
-                if is_jev_handler(handler, (name,)):
-                    found.append(handler)
-    return found
+    return jev_handlers(data, (name,)) if isinstance(data, dict) else []
 
 
 def _setting_on(path: Path, keys: tuple[str, ...], value: object) -> bool:

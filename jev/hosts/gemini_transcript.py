@@ -177,7 +177,9 @@ def load_conversation(path: str | Path) -> Conversation:
             conv = Conversation(legacy=True)
             conv.metadata = {k: v for k, v in whole.items() if k != "messages"}
             conv.messages = [
-                m for m in whole["messages"] if isinstance(m, dict) and isinstance(m.get("id"), str)
+                m if isinstance(m.get("id"), str) else {**m, "id": f"#{n}"}
+                for n, m in enumerate(whole["messages"])
+                if isinstance(m, dict)
             ]
             return conv
     conv = _replay(text.splitlines())

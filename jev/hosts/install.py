@@ -48,15 +48,18 @@ if TYPE_CHECKING:
     from jev.hosts.base import ConfigSetting, Installer
 
 __all__ = [
+    "COMMAND_FIELDS",
     "HOOK_NAMES",
     "InstallPlan",
     "apply_plan",
     "config_path",
+    "handler_command",
     "hook_command",
     "hook_timeout_s",
     "installable_hosts",
     "is_jev_handler",
     "jev_executable",
+    "jev_handlers",
     "plan_install",
     "plan_uninstall",
 ]
@@ -348,23 +351,87 @@ def hook_timeout_s(profile: str | None = None) -> int:
     return math.ceil(total)
 
 
+#: Handler fields that hold a command: ``command`` (most hosts); ``bash`` and
+#: ``powershell`` (GitHub Copilot CLI, HOSTS.md §5.1).
+COMMAND_FIELDS: tuple[str, ...] = ("command", "bash", "powershell")
+
+
+def handler_command(handler: Mapping[str, Any]) -> str:
+    """The first command field of ``handler`` (:data:`COMMAND_FIELDS`), or ""."""
+    for key in COMMAND_FIELDS:
+        value = handler.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
 def is_jev_handler(handler: object, names: tuple[str, ...] = HOOK_NAMES) -> bool:
     """True when ``handler`` is a command handler running ``jev hook <one of names>``,
-    in shell form (one command string) or exec form (``command`` = the ``jev``
-    executable, ``args`` = ``["hook", name, …]``, Claude Code ≥ 2.1.139)."""
+    in shell form (one command string, in any of :data:`COMMAND_FIELDS`) or exec form
+    (``command`` = the ``jev`` executable, ``args`` = ``["hook", name, …]``, Claude Code
+    ≥ 2.1.139)."""
     if not isinstance(handler, Mapping):
         return False
     command = handler.get("command")
-    if not isinstance(command, str):
-        return False
     args = handler.get("args")
-    if isinstance(args, list):
+    if isinstance(command, str) and isinstance(args, list):
         exe = command.replace("\\", "/").rsplit("/", 1)[-1].lower()
         return (
             exe in ("jev", "jev.exe") and len(args) >= 2 and args[0] == "hook" and args[1] in names
         )
-    match = _JEV_COMMAND_RE.search(command)
-    return bool(match and match.group("name") in names)
+    for key in COMMAND_FIELDS:
+        text = handler.get(key)
+        if isinstance(text, str):
+            match = _JEV_COMMAND_RE.search(text)
+            if match and match.group("name") in names:
+                return True
+    return False
+
+
+def _layout(installer: Installer) -> str:
+    """``grouped`` (event → matcher groups → handlers, the default) or ``flat`` (event →
+    handlers: Cursor, Copilot CLI), from the installer's optional ``layout``."""
+    return str(getattr(installer, "layout", "grouped"))
+
+
+def _merge_flat(
+    handlers: list[Any], name: str, handler: dict[str, Any]
+) -> tuple[list[Any], list[str]]:
+    """Like :func:`_merge_event` for the flat layout (handlers directly under the event)."""
+    result: list[Any] = []
+    placed = False
+    what: list[str] = []
+    for existing in handlers:
+        if is_jev_handler(existing, (name,)):
+            if placed:
+                what.append("removed a duplicate")
+                continue
+            merged = {**existing, **handler}
+            if merged != existing:
+                what.append("updated")
+            result.append(merged)
+            placed = True
+        else:
+            result.append(existing)
+    if not placed:
+        result.append(handler)
+        what.append("added")
+    return result, what
+
+
+def jev_handlers(data: Mapping[str, Any], names: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Jev's handlers running one of ``names`` in a parsed hook file, in either layout."""
+    hooks = data.get("hooks")
+    found: list[dict[str, Any]] = []
+    if not isinstance(hooks, Mapping):
+        return found
+    for items in hooks.values():
+        for item in items if isinstance(items, list) else ():
+            inner = item.get("hooks") if isinstance(item, dict) else None
+            for handler in inner if isinstance(inner, list) else [item]:
+                if is_jev_handler(handler, names):
+                    found.append(dict(handler))
+    return found
 
 
 # ------------------------------------------------------------------ reading and writing
@@ -502,12 +569,17 @@ def plan_install(
     changes: list[str] = []
     installer = _installer(host)
     exe = jev_executable()
+    merge = _merge_flat if _layout(installer) == "flat" else _merge_event
     for event, name in installer.entries:
         handler = installer.handler(event, name, exe, profile, timeout)
-        groups, done = _merge_event(_groups(path, hooks, event), name, handler)
+        groups, done = merge(_groups(path, hooks, event), name, handler)
         hooks[event] = groups
-        changes += [f"{what} {event} hook: {handler['command']}" for what in done]
+        changes += [f"{what} {event} hook: {handler_command(handler)}" for what in done]
     new = copy.deepcopy(data)
+    version = getattr(installer, "version", None)
+    if isinstance(version, int) and "version" not in new:
+        new = {"version": version, **new}  # flat hook files carry a schema version
+        changes.append(f"set version: {version}")
     new["hooks"] = hooks
     added: list[tuple[str, ...]] = []
     notes: list[str] = []
@@ -565,6 +637,10 @@ def plan_uninstall(host: str, scope: str, *, project_dir: Path | None = None) ->
         new_groups: list[Any] = []
         touched = False
         for group in groups:
+            if is_jev_handler(group, names):  # flat layout: the handler itself
+                touched = True
+                changes.append(f"removed {event} hook: {handler_command(group)}")
+                continue
             if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
                 new_groups.append(group)
                 continue
@@ -575,7 +651,7 @@ def plan_uninstall(host: str, scope: str, *, project_dir: Path | None = None) ->
             touched = True
             for removed in group["hooks"]:
                 if is_jev_handler(removed, names):
-                    changes.append(f"removed {event} hook: {removed['command']}")
+                    changes.append(f"removed {event} hook: {handler_command(removed)}")
             if kept:
                 new_groups.append({**group, "hooks": kept})
         if new_groups or not touched:

@@ -25,11 +25,15 @@ _BUILTIN: dict[str, str] = {
     "codex": "jev.hosts.adapters.codex",
     "gemini": "jev.hosts.adapters.gemini",
     "cursor": "jev.hosts.adapters.cursor",
+    "copilot": "jev.hosts.adapters.copilot",
+    "qwen": "jev.hosts.adapters.qwen",
+    "droid": "jev.hosts.adapters.droid",
 }
 _modules: dict[str, str] = dict(_BUILTIN)
 #: Hook names that are not the host's own name: ``jev hook <name>`` → (host, role).
 _EXTRA_HOOKS: dict[str, tuple[str, str]] = {
     "claude-code-session-start": ("claude-code", "session-start"),
+    "gemini-session-start": ("gemini", "session-start"),
 }
 
 

@@ -76,7 +76,7 @@ def test_config_paths_follow_scope_and_env(
     with pytest.raises(UsageError, match="scope 'local' is not available for codex"):
         install.config_path("codex", "local")
     with pytest.raises(UsageError, match="no installer"):
-        install.config_path("gemini", "user")
+        install.config_path("opencode", "user")
 
 
 def test_install_into_fresh_project_then_idempotent(

@@ -61,7 +61,10 @@ class ClaudeCodeAdapter:
     # -- fast path (stdlib only) ---------------------------------------------------
 
     def fast_kind(self, data: dict[str, Any]) -> str:
-        """``stop``, ``subagent-stop`` or ``other`` from the raw stdin object."""
+        """``stop``, ``subagent-stop`` or ``other`` from the raw stdin object; ``other``
+        for a Cursor payload (:func:`from_cursor`)."""
+        if from_cursor(data):
+            return "other"
         event = data.get("hook_event_name")
         if not isinstance(event, str):
             return "other"
@@ -103,7 +106,7 @@ class ClaudeCodeAdapter:
         return HookInput(
             host=self.name,
             event=event,
-            kind=kind.get(lowered, "other"),
+            kind="other" if from_cursor(data) else kind.get(lowered, "other"),
             running_tasks=running_tasks(data.get("background_tasks")),
             crons=running_tasks(data.get("session_crons")),
             **common_fields(data),
@@ -192,6 +195,17 @@ class ClaudeCodeAdapter:
             }
         }
         return json_line(payload)
+
+
+def from_cursor(data: Mapping[str, Any]) -> bool:
+    """True for a Cursor payload reaching the Claude Code hook: Cursor runs the Claude
+    Code settings hooks when third-party hooks are on (HOSTS.md §4.2). Its turn is the
+    Cursor hook's to audit (``jev install cursor``), so this hook stays silent. A Cursor
+    payload carries ``cursor_version``, or ``conversation_id`` + ``generation_id``
+    without ``session_id``. Stdlib only, never raises."""
+    if "cursor_version" in data:
+        return True
+    return "conversation_id" in data and "generation_id" in data and "session_id" not in data
 
 
 def _transcript_file(hook: HookInput) -> str:

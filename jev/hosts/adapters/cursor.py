@@ -1,25 +1,38 @@
-"""Cursor: the ``stop`` hook (HOSTS.md §4.2; third-party references [S]).
+"""Cursor: the ``stop`` hook (HOSTS.md §4.2; cursor.com/docs/agent/hooks as quoted by
+third-party references [S]).
 
-Moved unchanged from the generic runner (issue 8 item 1); the Cursor engineer's
-adapter replaces it.
-
-* **stdin**: ``conversation_id``/``generation_id`` stand for session and turn;
-  ``status`` is ``completed|aborted|error``; ``loop_count`` counts earlier follow-ups.
-* **answer**: ``followup_message`` is submitted as the next user message; there is no
-  documented user-notice field, so notices go to stderr; ``{}`` for nothing.
-* **turn**: Cursor's transcript format is not documented (HOSTS.md §4 [U]): only a
-  file Jev recognises (a Claude-Code-style JSONL or a Jev turn file) is read.
+* **stdin**: ``conversation_id`` (session), ``generation_id`` (turn), ``status``
+  (``completed|aborted|error``), ``loop_count`` (follow-ups Cursor already submitted),
+  ``transcript_path``, ``cursor_version``, ``workspace_roots``. Some Windows builds
+  prefix stdin with a UTF-8 BOM (tolerated by :func:`jev.hosts.base.load_object`).
+* **answer**: ``{"followup_message": …}``, which Cursor submits as the **next user
+  message**; there is no documented user-notice field, so notices go to stderr; ``{}``
+  for nothing.
+* **turn**: the agent-transcript JSONL (:mod:`jev.hosts.cursor_transcript`). A user
+  message that is Jev's own follow-up continues the audited turn (same key, request and
+  budget). ``loop_count`` is cross-checked: when Cursor says follow-ups were submitted
+  but the transcript's current turn shows none Jev recognises (a changed template, a
+  transcript that lags), the turn Jev last steered in this conversation is kept.
+  The older ``.txt`` transcript is named in the notice. A turn without Todo use is a
+  silent skip. A stop whose ``status`` is not ``completed`` is not audited.
+* **Claude Code hooks run by Cursor** (third-party hooks, HOSTS.md §4.2): a Cursor
+  payload reaching ``jev hook claude-code`` is recognised there
+  (:func:`jev.hosts.adapters.claude_code.from_cursor`) and skipped silently; the native
+  Cursor hook audits the turn.
+* **install**: ``~/.cursor/hooks.json`` (user) or ``<project>/.cursor/hooks.json``
+  (project; trusted workspaces only): ``{"version": 1, "hooks": {"stop": [{"command",
+  "type": "command", "timeout" (s), "loop_limit"}]}}`` with ``loop_limit`` no lower than
+  the profile's ``max_supplements``.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jev.errors import MaterialMissing, UsageError
 from jev.hosts.base import (
+    ConfigSetting,
     HookAnswer,
     HookInput,
     HostAdapter,
@@ -34,7 +47,7 @@ if TYPE_CHECKING:
     from jev.hosts.hook import SessionIndex
     from jev.hosts.transcript import Turn
 
-__all__ = ["ADAPTER", "CursorAdapter"]
+__all__ = ["ADAPTER", "CursorAdapter", "CursorInstaller"]
 
 
 class CursorAdapter:
@@ -46,8 +59,8 @@ class CursorAdapter:
 
     @property
     def installer(self) -> Installer | None:
-        """None: Cursor hooks are configured by hand (README)."""
-        return None
+        """``hooks.json`` (:class:`CursorInstaller`)."""
+        return _INSTALLER
 
     def fast_kind(self, data: dict[str, Any]) -> str:
         """Always ``other``: every Cursor stop takes the full hook."""
@@ -67,12 +80,7 @@ class CursorAdapter:
         count = (
             raw_count if isinstance(raw_count, int) and not isinstance(raw_count, bool) else None
         )
-        lowered = event.lower()
-        kind = (
-            "stop"
-            if lowered == "stop"
-            else ("subagent-stop" if lowered == "subagentstop" else "other")
-        )
+        kind = {"stop": "stop", "subagentstop": "subagent-stop"}.get(event.lower(), "other")
         return HookInput(
             host=self.name,
             event=event,
@@ -83,43 +91,60 @@ class CursorAdapter:
         )
 
     def gate(self, hook: HookInput) -> str:
-        """A stop whose ``status`` is not ``completed`` (the user aborted it, or it
-        failed) is not audited."""
+        """A stop whose ``status`` is not ``completed`` (aborted by the user, or failed)
+        is not audited."""
         if (hook.status or "completed") != "completed":
             return f"cursor stop status {hook.status}"
-        if hook.loop_count is not None:
-            # Cursor counts its own follow-ups; Jev's counter stays the guard (HOSTS.md §4).
-            print(f"jev: cursor loop_count={hook.loop_count}", file=sys.stderr)
         return ""
 
     def read_turn(self, hook: HookInput, index: SessionIndex, session: str) -> Turn:
-        """The current turn from a transcript Jev recognises.
+        """The current turn from the agent transcript (module docstring).
 
         Raises:
-            MaterialMissing: no transcript, or one in a format Jev cannot read.
+            MaterialMissing: no transcript, or the older ``.txt`` form.
+            UsageError: the transcript cannot be read.
         """
-        from jev.hosts.transcript import detect_format, read_current_turn
+        from dataclasses import replace
+
+        from jev.errors import MaterialMissing
+        from jev.hosts.cursor_transcript import current_turn_and_followups
+        from jev.hosts.readkit import supplement_test
 
         path = hook.transcript_path
         if not path:
             raise MaterialMissing(
-                f"the {self.name} hook received no transcript_path, so the turn's request "
-                "and Todo list cannot be read"
+                "the cursor hook received no transcript_path, so the turn's request and "
+                "Todo list cannot be read"
             )
         if not Path(path).is_file():
             what = "is not a file" if Path(path).exists() else "does not exist (yet)"
             raise MaterialMissing(f"the transcript {path} {what}")
-        try:
-            fmt: str = detect_format(path)
-        except UsageError:
-            raise MaterialMissing(
-                f"the Cursor transcript {path} is in a format Jev cannot read"
-            ) from None
-        return read_current_turn(path, fmt, last_assistant_message=hook.last_assistant_message)
+        entry = index.get(session) or {}
+        steers = [*list(entry.get("steers") or ()), entry.get("last_steer")]
+        turn, followups = current_turn_and_followups(path, is_supplement=supplement_test(steers))
+        if (
+            hook.loop_count
+            and followups == 0
+            and entry.get("turn")
+            and entry.get("request")
+            and turn.material is not None
+        ):
+            # Cursor submitted follow-ups but the transcript shows none Jev recognises:
+            # the turn Jev last steered goes on (same key, request and budget).
+            request = tuple(str(r) for r in entry["request"])
+            turn = replace(
+                turn, key=str(entry["turn"]), material=replace(turn.material, request=request)
+            )
+        return turn
 
     def reread(self, entry: Mapping[str, Any]) -> Turn | None:
-        """None: the material remembered in the session index is used."""
-        return None
+        """The current turn of the session's transcript (``jev retry``), else ``None``."""
+        path = entry.get("transcript_path")
+        if not path or not Path(str(path)).is_file():
+            return None
+        from jev.hosts.cursor_transcript import read_current_turn
+
+        return read_current_turn(str(path))
 
     def render(self, answer: HookAnswer, hook: HookInput | None = None) -> tuple[str, str]:
         """``{"followup_message":…}`` or ``{}``; the notice goes to stderr."""
@@ -134,4 +159,52 @@ class CursorAdapter:
         return ""
 
 
+class CursorInstaller:
+    """Cursor ``hooks.json`` (module docstring); flat layout, ``timeout`` in seconds."""
+
+    scopes: tuple[str, ...] = ("user", "project")
+    entries: tuple[tuple[str, str], ...] = (("stop", "cursor"),)
+    timeout_unit: str = "s"
+    layout: str = "flat"
+    version: int | None = 1
+
+    def config_path(self, scope: str, project: Path) -> Path:
+        """``~/.cursor/hooks.json`` (user) or ``<project>/.cursor/hooks.json``."""
+        if scope == "user":
+            return Path.home() / ".cursor" / "hooks.json"
+        return project / ".cursor" / "hooks.json"
+
+    def present(self) -> bool:
+        """``~/.cursor`` exists, or ``cursor`` is on PATH."""
+        import shutil
+
+        return (Path.home() / ".cursor").is_dir() or shutil.which("cursor") is not None
+
+    def handler(
+        self, event: str, name: str, exe: Path, profile: str | None, timeout_s: int
+    ) -> dict[str, Any]:
+        """``{"command", "type", "timeout", "loop_limit"}``; ``loop_limit`` is the
+        profile's ``max_supplements`` (at least 1): Cursor's own cap never cuts Jev's
+        budget short, and Jev's bound holds below it."""
+        from jev.hosts.install import hook_command
+        from jev.settings import load_settings
+
+        budget = load_settings(profile).max_supplements
+        return {
+            "command": hook_command(name, profile, exe),
+            "type": "command",
+            "timeout": timeout_s,
+            "loop_limit": max(1, budget),
+        }
+
+    def todo_tool_settings(self, scope: str, project: Path) -> tuple[ConfigSetting, ...]:
+        """None: Cursor's Todo tool is on by default."""
+        return ()
+
+    def notes(self) -> tuple[str, ...]:
+        """Project hooks need a trusted workspace."""
+        return ("Cursor runs project hooks (.cursor/hooks.json) only in a trusted workspace.",)
+
+
+_INSTALLER = CursorInstaller()
 ADAPTER: HostAdapter = CursorAdapter()

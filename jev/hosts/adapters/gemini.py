@@ -1,29 +1,40 @@
-"""Gemini CLI: the ``AfterAgent`` hook (HOSTS.md §4.1; GEMSRC ``docs/hooks/reference.md``).
+"""Gemini CLI: the ``AfterAgent`` hook (HOSTS.md §4.1; gemini-cli@5411f113).
 
-Moved unchanged from the generic runner (issue 8 item 1); the Gemini engineer's
-adapter replaces it.
-
-* **stdin**: ``hook_event_name`` may be absent in older builds (then ``AfterAgent``);
-  ``prompt`` is the user's request, ``prompt_response`` the final answer.
-* **answer**: ``decision: "deny"`` with a ``reason`` sent to the agent as a new
-  prompt; stdout must be JSON only, so Jev prints ``{}`` when it has nothing to say.
-* **turn**: the chat file (documented format only); Jev's own ``deny`` reason coming
-  back as the prompt keeps the turn key (the session index remembers the last one).
+* **stdin** (``docs/hooks/reference.md``): ``session_id``, ``transcript_path`` ("" when
+  nothing is recorded), ``cwd``, ``hook_event_name``, ``timestamp``, plus ``prompt``,
+  ``prompt_response`` and ``stop_hook_active``. A UTF-8 BOM is tolerated.
+* **retry shape** (``core/client.ts``): after a ``deny`` Gemini sends the reason as a new
+  message with the **same prompt id**; the retry's AfterAgent carries ``prompt`` = the
+  user's *original* request, ``prompt_response`` = every answer of this prompt so far,
+  and ``stop_hook_active: true``. So the turn is never keyed by the hook's
+  ``timestamp``: its key is the chat file's opening user message of the turn (its
+  ``id``), and Jev's own supplement recorded as a user message continues that turn
+  (:mod:`jev.hosts.gemini_transcript`). Without a chat file the key is the session plus
+  the original prompt, which every retry repeats.
+* **final answer**: the newest model message of the turn in the chat file; only when the
+  file has none, ``prompt_response`` (on a retry cut after the previous stop's
+  cumulative response) — never the cumulative text as a whole.
+* **answer**: ``{"decision": "deny", "reason": …}``; a notice goes in ``systemMessage``;
+  stdout is JSON only ("silence is mandatory"), so ``{}`` when there is nothing to say.
+  ``SessionStart`` answers ``hookSpecificOutput.additionalContext``.
+* **install** (``docs/hooks/reference.md``, ``settingsSchema.ts``): ``AfterAgent`` and
+  ``SessionStart`` in ``~/.gemini/settings.json`` (user) or
+  ``<project>/.gemini/settings.json`` (project), ``timeout`` in **milliseconds**
+  (default 60000, below Jev's judge budget), and ``experimental.taskTracker: true``:
+  ``write_todos`` is registered only for ``gemini-2.x`` models, not for the default
+  ``auto``, while the tracker tools exist for every model (``config.ts``; HOSTS.md
+  §4.1). ``--no-todo-tools`` leaves it out.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jev import safejson
-from jev.domain import TODO_STATUSES, Material, TodoItem
-from jev.errors import MaterialMissing
 from jev.hosts.base import (
+    ConfigSetting,
     HookAnswer,
     HookInput,
     HostAdapter,
@@ -38,174 +49,68 @@ if TYPE_CHECKING:
     from jev.hosts.hook import SessionIndex
     from jev.hosts.transcript import Turn
 
-__all__ = ["ADAPTER", "GeminiAdapter", "gemini_todos"]
+__all__ = ["ADAPTER", "GeminiAdapter", "GeminiInstaller"]
+
+#: The settings key that registers the tracker tools on every model (``settingsSchema.ts``).
+TASK_TRACKER_KEYS = ("experimental", "taskTracker")
 
 
-def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
+def _norm(text: str) -> str:
+    return " ".join(text.split())
 
 
-def _gemini_messages(path: Path) -> list[dict[str, Any]]:
-    """Messages of a Gemini CLI chat file: one JSON object, or JSONL whose record with
-    ``messages`` is the conversation (claude-code-log ``providers/gemini.py``, which
-    follows gemini-cli ``packages/core/src/services/chatRecordingTypes.ts``) [S]."""
-    text = path.read_bytes().decode("utf-8", errors="replace")
-    try:
-        whole = safejson.loads(text)
-    except ValueError:
-        whole = None
-    candidates: list[Any] = [whole] if whole is not None else []
-    if whole is None:
-        for line in text.splitlines():
-            with contextlib.suppress(ValueError):
-                candidates.append(safejson.loads(line))
-    for item in reversed(candidates):
-        if isinstance(item, dict) and isinstance(item.get("messages"), list):
-            return [m for m in item["messages"] if isinstance(m, dict)]
-    raise MaterialMissing(
-        f"{path}: no Gemini conversation record (an object with 'messages') in the transcript"
-    )
+def _prompt_key(session: str, prompt: str) -> str:
+    digest = hashlib.sha256(f"{session}\n{_norm(prompt)}".encode()).hexdigest()[:32]
+    return f"prompt:{digest}"
 
 
-def _message_text(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [p.get("text", "") if isinstance(p, dict) else str(p) for p in content]
-        return "".join(str(p) for p in parts)
-    return ""
+def _same_request(request: str, prompt: str) -> bool:
+    """The chat file's opening text and the hook's ``prompt`` name the same request
+    (``prompt`` may carry ``@file`` expansions or a ``<hook_context>`` block)."""
+    a, b = _norm(request), _norm(prompt)
+    return bool(a) and bool(b) and (a in b or b in a)
 
 
-# Gemini write_todos statuses beyond SPEC's three (geminicli.com/docs/tools/todos [V]):
-# ``cancelled`` and ``blocked`` are not completed, so they map to ``pending`` and keep the
-# original word in the content ("[cancelled] …") for the judge to see.
-
-
-def gemini_todos(messages: list[dict[str, Any]], request: str) -> tuple[bool, tuple[TodoItem, ...]]:
-    """Todo use and the latest Todo list of the turn opened by ``request`` (Gemini).
-
-    The turn starts at the last ``user`` message whose text equals ``request`` (else the
-    last ``user`` message). ``write_todos`` calls in ``gemini`` messages after it count;
-    each carries the whole list (``todos[]`` of ``{description, status}``).
-    """
-    start = 0
-    for index, message in enumerate(messages):
-        is_user = message.get("type") == "user"
-        if is_user and (not request or _message_text(message).strip() == request.strip()):
-            start = index
-    used = False
-    todos: tuple[TodoItem, ...] = ()
-    for message in messages[start:]:
-        if message.get("type") != "gemini":
-            continue
-        for call in message.get("toolCalls") or ():
-            if not isinstance(call, dict) or call.get("name") != "write_todos":
-                continue
-            args = call.get("args")
-            items = args.get("todos") if isinstance(args, dict) else None
-            if not isinstance(items, list):
-                continue
-            used = True
-            converted: list[TodoItem] = []
-            for item in items:
-                if not isinstance(item, dict):
-                    continue
-                text = str(item.get("description") or item.get("content") or "")
-                status = str(item.get("status") or "pending")
-                if status not in TODO_STATUSES:  # cancelled, blocked, anything newer
-                    text, status = f"[{status}] {text}", "pending"
-                converted.append(TodoItem(text, status))
-            todos = tuple(converted)
-    return used, todos
-
-
-def _turn(
-    key: str, material: Material | None, status: str, reason: str, *, todo_used: bool
-) -> Turn:
-    from jev.hosts.transcript import Turn
-
-    return Turn(
-        number=0,
-        key=key,
-        material=material,
-        todo_used=todo_used,
-        status=status,
-        reason=reason,
-        ended_by_interrupt=False,
-        opening="prompt" if material is not None else "missing",
-    )
-
-
-def _gemini_turn(hook: HookInput, index: SessionIndex, session: str) -> Turn:
-    """The current Gemini turn (documented format only; see :func:`gemini_todos`).
-
-    Jev's own ``deny`` reason comes back to Gemini as a new prompt (GEMDOCS
-    ``AfterAgent``); when the prompt equals the last supplement Jev sent in this
-    session, it is the same turn: the original request and turn key are kept.
-    """
-    prompt = hook.prompt or ""
-    entry = index.get(session) or {}
-    if entry.get("last_steer") and prompt.strip() == str(entry["last_steer"]).strip():
-        key = str(entry.get("turn") or "")
-        request = tuple(str(r) for r in entry.get("request") or ())
-    else:
-        stamp = str(hook.raw.get("timestamp") or time.time())
-        key = "gemini:" + hashlib.sha256(f"{session}\n{stamp}\n{prompt}".encode()).hexdigest()[:32]
-        request = (prompt,) if prompt else ()
-    if not request or not key:
-        return _turn(
-            key or "unknown", None, "missing", "material missing: no prompt", todo_used=True
-        )
-    if not hook.transcript_path:
-        return _turn(
-            key, None, "skipped", "no readable transcript: Todo use unknown", todo_used=False
-        )
-    try:
-        messages = _gemini_messages(Path(hook.transcript_path))
-    except (OSError, MaterialMissing) as exc:
-        return _turn(
-            key, None, "skipped", f"transcript unreadable: {_one_line(str(exc))}", todo_used=False
-        )
-    used, todos = gemini_todos(messages, request[0])
-    if not used:
-        return _turn(key, None, "skipped", "no Todo use in this turn", todo_used=False)
-    material = Material(request, todos, hook.last_assistant_message or "", todo_used=True)
-    return _turn(key, material, "ready", "", todo_used=True)
+def _new_part(cumulative: str, previous: str) -> str:
+    """The newest answer in a cumulative ``prompt_response``: the text after the
+    previous stop's cumulative response when it is a prefix, else the whole."""
+    if previous and cumulative.startswith(previous):
+        rest = cumulative[len(previous) :].strip()
+        return rest or cumulative
+    return cumulative
 
 
 class GeminiAdapter:
     """The Gemini CLI adapter (see the module docstring and :class:`HostAdapter`)."""
 
     name = "gemini"
-    hooks: Mapping[str, str] = {"gemini": "stop"}
+    hooks: Mapping[str, str] = {"gemini": "stop", "gemini-session-start": "session-start"}
     remember_material = True
 
     @property
     def installer(self) -> Installer | None:
-        """None: Gemini CLI hooks are configured by hand (README)."""
-        return None
+        """``settings.json`` with millisecond timeouts (:class:`GeminiInstaller`)."""
+        return _INSTALLER
 
     def fast_kind(self, data: dict[str, Any]) -> str:
-        """Always ``other``: every Gemini stop takes the full hook."""
+        """Always ``other``: every Gemini stop takes the full hook (the chat file must
+        be replayed whole, so there is no cheap backward check)."""
         return "other"
 
     def quick_skip(self, data: dict[str, Any]) -> bool:
-        """Never."""
+        """Never (see :meth:`fast_kind`)."""
         return False
 
     def parse(self, data: Mapping[str, Any]) -> HookInput:
-        """The typed event; ``AfterAgent`` when ``hook_event_name`` is absent."""
+        """The typed event; ``AfterAgent`` when ``hook_event_name`` is absent.
+
+        ``prompt_response`` is kept in ``raw`` only: it is cumulative on a retry, so it
+        is not the final answer (module docstring).
+        """
         fields = common_fields(data)
         event = text_field(data.get("hook_event_name")) or "AfterAgent"
-        if fields["last_assistant_message"] is None:
-            fields["last_assistant_message"] = text_field(data.get("prompt_response"))
         lowered = event.lower()
-        kind = (
-            "stop"
-            if lowered == "afteragent"
-            else ("subagent-stop" if lowered == "subagentstop" else "other")
-        )
+        kind = {"afteragent": "stop", "sessionstart": "session-start"}.get(lowered, "other")
         return HookInput(
             host=self.name, event=event, kind=kind, prompt=text_field(data.get("prompt")), **fields
         )
@@ -215,12 +120,69 @@ class GeminiAdapter:
         return ""
 
     def read_turn(self, hook: HookInput, index: SessionIndex, session: str) -> Turn:
-        """The current turn (see :func:`gemini_todos`)."""
-        return _gemini_turn(hook, index, session)
+        """The current turn: from the chat file when there is one (module docstring).
+
+        Raises:
+            UsageError: the chat file cannot be read.
+        """
+        from dataclasses import replace
+
+        from jev.hosts.gemini_transcript import read_turns
+        from jev.hosts.readkit import supplement_test
+        from jev.hosts.transcript import Turn
+
+        entry = index.get(session) or {}
+        prompt = hook.prompt or ""
+        cumulative = text_field(hook.raw.get("prompt_response")) or ""
+        previous = str(entry.get("prompt_response") or "") if hook.stop_hook_active else ""
+        if cumulative:
+            index.update(session, prompt_response=cumulative)
+        path = hook.transcript_path
+        if path and Path(path).is_file():
+            steers = [*(entry.get("steers") or ()), entry.get("last_steer")]
+            turns = read_turns(path, is_supplement=supplement_test(steers))
+            if turns:
+                turn = turns[-1]
+                request = (
+                    turn.material.request[0] if turn.material and turn.material.request else ""
+                )
+                if not prompt or _same_request(request, prompt) or turn.opening != "prompt":
+                    if turn.material is not None and not turn.material.final_answer and cumulative:
+                        answer = _new_part(cumulative, previous)
+                        turn = replace(turn, material=replace(turn.material, final_answer=answer))
+                    return replace(turn, number=0)
+                return Turn(
+                    number=0,
+                    key=_prompt_key(session, prompt),
+                    material=None,
+                    todo_used=False,
+                    status="skipped",
+                    reason="the chat file has not caught up with this prompt yet",
+                    ended_by_interrupt=False,
+                    opening="prompt",
+                )
+        return Turn(
+            number=0,
+            key=_prompt_key(session, prompt),
+            material=None,
+            todo_used=False,
+            status="skipped",
+            reason="no chat file (Gemini recorded nothing): Todo use unknown",
+            ended_by_interrupt=False,
+            opening="prompt" if prompt else "missing",
+        )
 
     def reread(self, entry: Mapping[str, Any]) -> Turn | None:
-        """None: the material remembered in the session index is used."""
-        return None
+        """The current turn of the session's chat file (``jev retry``), else ``None``."""
+        path = entry.get("transcript_path")
+        if not path or not Path(str(path)).is_file():
+            return None
+        from dataclasses import replace
+
+        from jev.hosts.gemini_transcript import read_turns
+
+        turns = read_turns(str(path))
+        return replace(turns[-1], number=0) if turns else None
 
     def render(self, answer: HookAnswer, hook: HookInput | None = None) -> tuple[str, str]:
         """``{"decision":"deny","reason":…}``, ``systemMessage``, or ``{}``."""
@@ -234,8 +196,75 @@ class GeminiAdapter:
         return json_line(out), ""
 
     def render_session_start(self, context: str | None) -> str:
-        """Jev installs no Gemini session-start hook."""
-        return ""
+        """``{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":…}}``,
+        or ``{}`` when there is nothing to add (stdout must be JSON)."""
+        if context is None or not context.strip():
+            return json_line({})
+        return json_line(
+            {
+                "hookSpecificOutput": {
+                    "hookEventName": "SessionStart",
+                    "additionalContext": cap(context),
+                }
+            }
+        )
 
 
+class GeminiInstaller:
+    """Gemini CLI ``settings.json`` (module docstring); ``timeout`` in milliseconds."""
+
+    scopes: tuple[str, ...] = ("user", "project")
+    entries: tuple[tuple[str, str], ...] = (
+        ("AfterAgent", "gemini"),
+        ("SessionStart", "gemini-session-start"),
+    )
+    timeout_unit: str = "ms"
+
+    def config_path(self, scope: str, project: Path) -> Path:
+        """``~/.gemini/settings.json`` (user) or ``<project>/.gemini/settings.json``."""
+        if scope == "user":
+            return Path.home() / ".gemini" / "settings.json"
+        return project / ".gemini" / "settings.json"
+
+    def present(self) -> bool:
+        """``~/.gemini`` exists, or ``gemini`` is on PATH."""
+        import shutil
+
+        return (Path.home() / ".gemini").is_dir() or shutil.which("gemini") is not None
+
+    def handler(
+        self, event: str, name: str, exe: Path, profile: str | None, timeout_s: int
+    ) -> dict[str, Any]:
+        """A ``command`` handler; ``timeout`` in ms covering the judge budget."""
+        from jev.hosts.install import SESSION_START_TIMEOUT_S, hook_command
+
+        seconds = SESSION_START_TIMEOUT_S if event == "SessionStart" else timeout_s
+        return {
+            "type": "command",
+            "command": hook_command(name, profile, exe),
+            "name": "jev" if event == "AfterAgent" else "jev-session-start",
+            "timeout": seconds * 1000,
+            "description": "Jev completion audit",
+        }
+
+    def todo_tool_settings(self, scope: str, project: Path) -> tuple[ConfigSetting, ...]:
+        """``experimental.taskTracker = true`` in the same ``settings.json``."""
+        return (
+            ConfigSetting(
+                path=self.config_path(scope, project),
+                keys=TASK_TRACKER_KEYS,
+                value=True,
+                what="Todo tools (task tracker)",
+            ),
+        )
+
+    def notes(self) -> tuple[str, ...]:
+        """Gemini registers settings hooks only in trusted folders."""
+        return (
+            "Gemini CLI runs settings hooks only in a trusted folder; restart Gemini CLI "
+            "so the task tracker tools load.",
+        )
+
+
+_INSTALLER = GeminiInstaller()
 ADAPTER: HostAdapter = GeminiAdapter()
