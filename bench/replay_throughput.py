@@ -1,4 +1,4 @@
-"""Offline replay throughput and memory (issue 5, SPEC §11).
+"""Offline replay throughput and memory (issue 5, design.md §11).
 
 Generates records exports by cycling the golden records
 (``tests/fixtures/golden/records.jsonl``: every verdict, every response-error kind,

@@ -1,4 +1,4 @@
-"""The Python API a host drives when an agent turn is about to stop (SPEC §2, §8, §11, §14).
+"""The Python API a host drives when an agent turn is about to stop (design.md §2, §8, §11, §14).
 
 A stable import path for hosts and embedders: :class:`Auditor` and :class:`Decision`
 live in :mod:`jev.auditor`, the one audit orchestrator, whose docstring shows the flow

@@ -1,4 +1,4 @@
-"""The judge calls of one audit: technical retries and their waits (SPEC §6), sans I/O.
+"""The judge calls of one audit: technical retries and their waits (design.md §6), sans I/O.
 
 :func:`jev.auditor.run_audit` drives an :class:`Attempts`: it makes each call and
 sleeps; this module only counts calls, parses each answer (the first valid reply
@@ -31,7 +31,7 @@ DEFAULT_BACKOFF_S = 1.0
 #: Upper bound on any single wait before a technical retry (seconds; the one
 #: ``Retry-After`` cap, :data:`jev.errors.RETRY_AFTER_CAP_S`).
 MAX_RETRY_WAIT_S = RETRY_AFTER_CAP_S
-#: The reason of a turn skipped because it used no Todo list (SPEC §2).
+#: The reason of a turn skipped because it used no Todo list (design.md §2).
 SKIP_NO_TODO = "no Todo use in this turn"
 
 
@@ -148,7 +148,7 @@ def ask_until_verdict(
 ) -> AuditOutcome:
     """Call ``ask`` until a reply parses, technical retries run out, or a failure is final.
 
-    The first valid reply wins (SPEC §6). Used by :func:`jev.auditor.run_audit` (``ask``
+    The first valid reply wins (design.md §6). Used by :func:`jev.auditor.run_audit` (``ask``
     calls the judge) and by offline replay (``ask`` returns the stored replies in
     order, then raises the stored failure).
 

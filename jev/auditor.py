@@ -1,21 +1,21 @@
-"""The one audit orchestrator (SPEC §2–§8, §11, §14).
+"""The one audit orchestrator (design.md §2–§8, §11, §14).
 
 Every audit — a host's Stop hook, an agent loop using the API, ``jev audit``,
 ``jev retry``, ``jev eval`` and replay — runs through this module, in this order:
 
-1. **gate** — no Todo use in the turn: ``skipped``, no judge call (SPEC §2);
+1. **gate** — no Todo use in the turn: ``skipped``, no judge call (design.md §2);
 2. **material → positions → render** — number the material (:mod:`jev.positions`) and
    render the whole judge input in the profile's language (:mod:`jev.render`);
 3. **budget** — input over ``evidence_chars`` is refused: ``incomplete``, no judge
-   call, nothing truncated (SPEC §7);
+   call, nothing truncated (design.md §7);
 4. **ask / parse / retry** — ask the judge once, parse the reply (:mod:`jev.reply`);
    on a response error or a retryable transport failure make up to
    ``judge.technical_retries`` more calls, waiting as :mod:`jev.attempts` says
-   (SPEC §6). Steps 1–4 are :func:`run_audit` (in :mod:`jev.judging`), which returns
+   (design.md §6). Steps 1–4 are :func:`run_audit` (in :mod:`jev.judging`), which returns
    an :class:`~jev.domain.AuditOutcome`;
 5. **loop decision** — :func:`conclude` (in :mod:`jev.decision`) folds the outcome
    into the turn's loop state (:func:`jev.loop.decide`) and renders the supplement or
-   notice text (SPEC §8);
+   notice text (design.md §8);
 6. **record** — :class:`Auditor` claims the turn in the store (a lease, so concurrent
    stops never double count), runs 1–5 and writes the new state and one record
    (:func:`jev.records.build_record`) in one transaction.
@@ -88,7 +88,7 @@ REPLY_KEY = "judge_reply"
 
 
 def judge_call_cap(settings: Settings) -> int:
-    """Most real judge calls one turn may make from host stops (SPEC §8; issue 8).
+    """Most real judge calls one turn may make from host stops (design.md §8; issue 8).
 
     ``max_supplements + 1 + judge.technical_retries``: N+1 normal audits plus the
     technical retries, shared by the whole turn whatever the host does (re-stops at
@@ -99,7 +99,7 @@ def judge_call_cap(settings: Settings) -> int:
 
 
 class Auditor:
-    """Audit turns for one host and apply the per-turn supplement loop (SPEC §8).
+    """Audit turns for one host and apply the per-turn supplement loop (design.md §8).
 
     Args:
         profile: profile name (``None``: ``JEV_PROFILE`` or ``default``). Settings are
@@ -197,7 +197,7 @@ class Auditor:
         Args:
             session: the host's session id.
             turn: the turn key (stable across Jev's own supplements within the turn).
-            material: the complete current material of the turn (SPEC §3).
+            material: the complete current material of the turn (design.md §3).
             turn_number: the turn's 1-based number in the session, for records.
 
         Returns:
@@ -215,7 +215,7 @@ class Auditor:
     def audit(
         self, session: str, turn: str, material: Material, *, turn_number: int | None = None
     ) -> Decision:
-        """An explicit audit that steers nothing (``jev audit``; SPEC §7).
+        """An explicit audit that steers nothing (``jev audit``; design.md §7).
 
         Like :meth:`on_stop`, but the identical-material shortcut is bypassed and no
         supplement is sent: a problem verdict is handed to the user. Same returns and
@@ -236,7 +236,7 @@ class Auditor:
     ) -> Decision:
         """Audit the turn again with the complete current material and saved settings.
 
-        Used after an incomplete audit (e.g. after raising ``evidence_chars``, SPEC §7).
+        Used after an incomplete audit (e.g. after raising ``evidence_chars``, design.md §7).
         The identical-material shortcut is bypassed; a cancelled turn is reopened;
         earlier counts are kept.
 
@@ -244,14 +244,14 @@ class Auditor:
             can_steer: whether the caller can send a supplement into the turn right
                 now (an agent loop that is still running). False (the default, e.g.
                 ``jev retry`` from a shell after the turn stopped): the retry uses no
-                supplement — a problem verdict is handed to the user instead (SPEC §7).
+                supplement — a problem verdict is handed to the user instead (design.md §7).
         """
         return self._audit_turn(
             session, turn, material, turn_number=turn_number, force=True, steer=can_steer
         )
 
     def cancel(self, session: str, turn: str) -> Decision:
-        """End the turn's audit without rewriting its outcome (SPEC §8 "cancel")."""
+        """End the turn's audit without rewriting its outcome (design.md §8 "cancel")."""
         key = self._key(session, turn)
         settings = self.settings()
 

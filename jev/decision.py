@@ -1,7 +1,7 @@
 """Step 5 of an audit: the loop's decision on an outcome, and what the host is told.
 
 :func:`conclude` folds an :class:`~jev.domain.AuditOutcome` into the turn's loop state
-(:func:`jev.loop.decide`, SPEC §8) and renders the supplement or the one-line notice
+(:func:`jev.loop.decide`, design.md §8) and renders the supplement or the one-line notice
 (:mod:`jev.texts`); :class:`Decision` is what a host acts on.
 """
 
@@ -16,7 +16,7 @@ from jev.texts import incomplete_notice, report_line, supplement_text
 
 __all__ = ["ACTIONS", "Conclusion", "Decision", "conclude", "notice_for", "ui_language"]
 
-#: Decision actions (SPEC §8 plus host-side outcomes).
+#: Decision actions (design.md §8 plus host-side outcomes).
 ACTIONS = (
     "finish",
     "supplement",
@@ -55,7 +55,7 @@ def conclude(
     steer: bool = True,
     with_notice: bool = True,
 ) -> Conclusion:
-    """Step 5: decide the loop (:func:`jev.loop.decide`) and render its texts (SPEC §8).
+    """Step 5: decide the loop (:func:`jev.loop.decide`) and render its texts (design.md §8).
 
     Args:
         before: the turn's loop state before this outcome.
@@ -108,7 +108,7 @@ class Decision:
             audit did not complete; the user may retry or cancel), ``skip`` (no audit
             was due), ``cancelled``, ``busy`` (another process is auditing this turn
             right now) or ``stale`` (the turn moved on before the verdict was acted on;
-            nothing is sent, SPEC §14).
+            nothing is sent, design.md §14).
         supplement: the supplement text for ``supplement``, else ``None``.
         notice: one short line for the user ("" when there is nothing to say).
         outcome: the audit outcome when an audit ran, else ``None``.

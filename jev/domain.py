@@ -1,4 +1,4 @@
-"""Value types shared by every part of Jev (SPEC §1, §3–§6).
+"""Value types shared by every part of Jev (design.md §1, §3–§6).
 
 Pure data, stdlib only: importing this module is cheap and safe on the hook's fast
 path. Nothing here does I/O. On-disk and wire forms (records, turn files) are built
@@ -34,11 +34,11 @@ __all__ = [
 ]
 
 Assessment = Literal["complete", "omission", "contradiction", "needs-user", "unknown"]
-#: The five verdicts, in SPEC §5 order.
+#: The five verdicts, in design.md §5 order.
 ASSESSMENTS: tuple[str, ...] = ("complete", "omission", "contradiction", "needs-user", "unknown")
-#: Verdicts that spend the shared supplement budget (SPEC §8).
+#: Verdicts that spend the shared supplement budget (design.md §8).
 PROBLEM_ASSESSMENTS: frozenset[str] = frozenset({"omission", "contradiction", "unknown"})
-#: Todo statuses Jev understands (SPEC §1). Host-specific extras are mapped by readers.
+#: Todo statuses Jev understands (design.md §1). Host-specific extras are mapped by readers.
 TODO_STATUSES: tuple[str, ...] = ("pending", "in_progress", "completed")
 
 PositionKind = Literal["request", "todo", "answer", "none", "all"]
@@ -54,7 +54,7 @@ class TodoItem:
 
 @dataclass(frozen=True, slots=True)
 class Material:
-    """Exactly the three things of a turn that Jev audits (SPEC §3).
+    """Exactly the three things of a turn that Jev audits (design.md §3).
 
     Attributes:
         request: the turn's original user message followed by the user's adjustments
@@ -64,7 +64,7 @@ class Material:
             dicts of the turn-file shape ``{"content", "status"}``, stored as
             :class:`TodoItem` s; an unknown status is refused (``ValueError``).
         final_answer: the latest final answer before the audit (may be empty).
-        todo_used: whether the Todo tool was used at least once in this turn (SPEC §2).
+        todo_used: whether the Todo tool was used at least once in this turn (design.md §2).
     """
 
     request: tuple[str, ...]
@@ -117,7 +117,7 @@ class Material:
         )
 
     def digest(self) -> str:
-        """SHA-256 hex digest of the material's canonical JSON (SPEC §14 timeliness)."""
+        """SHA-256 hex digest of the material's canonical JSON (design.md §14 timeliness)."""
         blob = json.dumps(self.to_json(), ensure_ascii=False, sort_keys=True)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
@@ -144,7 +144,7 @@ def _todo_item(item: object, n: int) -> TodoItem:
 
 @dataclass(frozen=True, slots=True)
 class Position:
-    """One numbered piece of the material the judge can point at (SPEC §4).
+    """One numbered piece of the material the judge can point at (design.md §4).
 
     Attributes:
         id: ``R1``…, ``T1``…, ``A1``…, ``none`` or ``all``.
@@ -167,7 +167,7 @@ class Position:
 
 @dataclass(frozen=True, slots=True)
 class Numbering:
-    """The material with every position numbered (SPEC §4).
+    """The material with every position numbered (design.md §4).
 
     ``positions`` lists request, then Todo, then answer positions, then ``none`` and
     ``all``. Use :meth:`get` to map a judge's focus id back to its position.
@@ -191,7 +191,7 @@ class Numbering:
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """A normal audit's result (SPEC §5): the assessment and the focus position.
+    """A normal audit's result (design.md §5): the assessment and the focus position.
 
     ``confidence`` is a diagnostic only and is never shown as the task's chance of
     being correct.
@@ -216,7 +216,7 @@ class Usage:
 
 @dataclass(frozen=True, slots=True)
 class JudgeInput:
-    """The whole rendered judge input (SPEC §5, §7).
+    """The whole rendered judge input (design.md §5, §7).
 
     Attributes:
         system: the fixed rules text (stable across audits: cacheable prefix).
@@ -238,7 +238,7 @@ class JudgeInput:
 
 @dataclass(frozen=True, slots=True)
 class JudgeAnswer:
-    """What a judge sent back for one call, before parsing (SPEC §6).
+    """What a judge sent back for one call, before parsing (design.md §6).
 
     Attributes:
         text: the raw reply text (the model's message content), possibly empty.
@@ -271,10 +271,10 @@ class JudgeInfo:
 
 @dataclass(frozen=True, slots=True)
 class AuditOutcome:
-    """The result of one audit attempt (SPEC §6, §7), before the loop decides.
+    """The result of one audit attempt (design.md §6, §7), before the loop decides.
 
     Attributes:
-        status: ``verdict`` (a normal audit), ``skipped`` (no audit was due, SPEC §2)
+        status: ``verdict`` (a normal audit), ``skipped`` (no audit was due, design.md §2)
             or ``incomplete`` (over budget, material missing, judge failure).
         verdict: the verdict when ``status == "verdict"``.
         reason: why it was skipped or incomplete (human text; empty for verdicts).
@@ -312,7 +312,7 @@ class AuditOutcome:
 
 @dataclass(frozen=True, slots=True)
 class JudgeSettings:
-    """The ``[judge]`` table of a profile (SPEC §10). Validated by ``jev.settings``.
+    """The ``[judge]`` table of a profile (design.md §10). Validated by ``jev.settings``.
 
     Attributes:
         provider: registered judge name (``rules``, ``openai``, ``anthropic``, …).
@@ -322,7 +322,7 @@ class JudgeSettings:
             provider's usual variable). The key itself is never stored.
         timeout_s: seconds per judge call (> 0).
         temperature: 0 … 2.
-        technical_retries: 0 … 10 extra calls after a response error (SPEC §6).
+        technical_retries: 0 … 10 extra calls after a response error (design.md §6).
     """
 
     provider: str = "rules"
@@ -334,7 +334,7 @@ class JudgeSettings:
     technical_retries: int = 1
 
     def to_json(self) -> dict[str, Any]:
-        """The ``[judge]`` table as a dict with the TOML's keys (SPEC §10)."""
+        """The ``[judge]`` table as a dict with the TOML's keys (design.md §10)."""
         return {
             "provider": self.provider,
             "model": self.model,
@@ -348,13 +348,13 @@ class JudgeSettings:
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """One effective profile (SPEC §10): shipped defaults overlaid by the user's file.
+    """One effective profile (design.md §10): shipped defaults overlaid by the user's file.
 
     Attributes:
         profile: the profile's name (``default``, ``web``, …).
         enabled: the feature switch; only ``jev enable`` / ``set enabled`` changes it.
         max_supplements: 1 … 2**53-1 automatic supplement rounds per turn.
-        evidence_chars: 1 … 1,000,000 characters of rendered judge input (SPEC §7).
+        evidence_chars: 1 … 1,000,000 characters of rendered judge input (design.md §7).
         language: ``auto`` | ``en`` | ``zh``.
         judge: the judge table.
         records_days: 1 … 3650 days of record retention.

@@ -1,16 +1,16 @@
 """Jev's one exception tree.
 
 Every failure Jev reports to a user is one of these. Each message says what happened
-and what to do next; none ever contains an API key (SPEC §11).
+and what to do next; none ever contains an API key (design.md §11).
 
 ::
 
     JevError                      base; ``kind`` is a stable short string for records
     ├── UsageError                bad command-line or API arguments         (CLI exit 2)
     ├── SettingsError             invalid setting value or unreadable profile file
-    ├── MaterialMissing           the turn's material cannot be obtained whole (SPEC §3)
-    ├── OverBudget                rendered judge input > evidence_chars (SPEC §7)
-    ├── JudgeError                no valid verdict came back (SPEC §6: "response error")
+    ├── MaterialMissing           the turn's material cannot be obtained whole (design.md §3)
+    ├── OverBudget                rendered judge input > evidence_chars (design.md §7)
+    ├── JudgeError                no valid verdict came back (design.md §6: "response error")
     │   ├── TransportError        timeout, connection failure, HTTP 4xx/5xx
     │   │   └── ContextLengthError  the provider refused the input as too long
     │   └── ResponseError         a reply came back but is unusable
@@ -66,7 +66,7 @@ class UsageError(JevError):
 
 
 class SettingsError(JevError):
-    """A setting value is refused, or a profile file cannot be read (SPEC §10).
+    """A setting value is refused, or a profile file cannot be read (design.md §10).
 
     The message names the key (and, for files, the path and line) and the accepted
     range. Nothing on disk is changed when this is raised.
@@ -76,7 +76,7 @@ class SettingsError(JevError):
 
 
 class MaterialMissing(JevError):
-    """The complete material of the turn cannot be obtained (SPEC §3).
+    """The complete material of the turn cannot be obtained (design.md §3).
 
     Examples: the original request was compacted away, the transcript is empty or
     unreadable, the requested turn does not exist. The audit does not run; a summary
@@ -87,7 +87,7 @@ class MaterialMissing(JevError):
 
 
 class OverBudget(JevError):
-    """The rendered judge input exceeds ``evidence_chars`` (SPEC §7).
+    """The rendered judge input exceeds ``evidence_chars`` (design.md §7).
 
     No judge call is made and nothing is truncated.
 
@@ -110,20 +110,20 @@ class OverBudget(JevError):
 
 
 #: Longest wait (seconds) honoured before a technical retry: a provider's larger
-#: ``Retry-After`` is capped to it (SPEC §6). The one definition; judges and the
+#: ``Retry-After`` is capped to it (design.md §6). The one definition; judges and the
 #: retry loop use it, and hook timeouts are computed from it.
 RETRY_AFTER_CAP_S = 60.0
 
 
 class JudgeError(JevError):
-    """The judge produced no valid verdict (SPEC §6). Retryable as a technical retry."""
+    """The judge produced no valid verdict (design.md §6). Retryable as a technical retry."""
 
     kind = "judge"
     retryable: bool = True
 
 
 class TransportError(JudgeError):
-    """The judge could not be reached or answered with an HTTP error (SPEC §6).
+    """The judge could not be reached or answered with an HTTP error (design.md §6).
 
     Attributes:
         status: HTTP status code, or ``None`` for timeouts and connection failures.
@@ -151,14 +151,14 @@ class TransportError(JudgeError):
 
 
 class ContextLengthError(TransportError):
-    """The provider said the input is longer than the model's context (SPEC §7)."""
+    """The provider said the input is longer than the model's context (design.md §7)."""
 
     def __init__(self, message: str, *, status: int | None = None) -> None:
         super().__init__(message, kind="context-length", status=status, retryable=False)
 
 
 class ResponseError(JudgeError):
-    """The judge replied, but the reply is not a usable verdict (SPEC §6).
+    """The judge replied, but the reply is not a usable verdict (design.md §6).
 
     Attributes:
         kind: one of ``reply-missing``, ``reply-malformed``, ``reply-schema``,

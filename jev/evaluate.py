@@ -1,5 +1,5 @@
 """Measure a judge on a labelled corpus of turns, and the agreement metrics replay shares
-(SPEC §11 "a labelled corpus of turns measures a judge").
+(design.md §11 "a labelled corpus of turns measures a judge").
 
 :func:`load_cases` reads a corpus folder (``tests/fixtures/cases`` format, see
 ``/shared/cases/README.md``), :func:`evaluate` runs every case through the one live
@@ -49,7 +49,7 @@ __all__ = [
     "percentile",
 ]
 
-#: Labelled focus kinds (corpus README) -> position kinds (SPEC §4).
+#: Labelled focus kinds (corpus README) -> position kinds (design.md §4).
 KIND_MAP: dict[str, str] = {
     "request": "request",
     "todo": "todo",
@@ -72,7 +72,7 @@ class ExpectedFocus:
 
     @property
     def position_kind(self) -> str:
-        """The SPEC §4 position kind (``whole`` -> ``all``)."""
+        """The design.md §4 position kind (``whole`` -> ``all``)."""
         return KIND_MAP[self.kind]
 
     def to_json(self) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """Steps 1–4 of an audit: gate → positions → render → budget → ask / parse / retry.
 
-:func:`run_audit` is one audit of a turn's material (SPEC §2–§7): a turn without
+:func:`run_audit` is one audit of a turn's material (design.md §2–§7): a turn without
 Todo use is ``skipped`` (no judge call); the material is numbered
 (:mod:`jev.positions`) and the whole judge input rendered (:mod:`jev.render`); input
 over ``evidence_chars`` is refused (``incomplete``, nothing truncated); then the
@@ -40,7 +40,7 @@ class Prepared:
 
 
 def prepare(material: Material, settings: Settings, *, language: str | None = None) -> Prepared:
-    """Number the material and render the whole judge input (SPEC §4, §5).
+    """Number the material and render the whole judge input (design.md §4, §5).
 
     Args:
         material: the turn's material.
@@ -70,7 +70,7 @@ def _gate(material: Material, settings: Settings, judge: JudgeInfo | None) -> Au
 def budget_refusal(
     prepared: Prepared, settings: Settings, judge: JudgeInfo | None = None
 ) -> AuditOutcome | None:
-    """The ``incomplete`` outcome for input over ``evidence_chars``, else ``None`` (SPEC §7).
+    """The ``incomplete`` outcome for input over ``evidence_chars``, else ``None`` (design.md §7).
 
     Counts the whole rendered judge input (rules + reference list + material) in
     characters; nothing is truncated.
@@ -128,7 +128,7 @@ def run_audit(
     language: str | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> AuditOutcome:
-    """Run one audit attempt of a turn's material: steps 1–4 (SPEC §2–§7).
+    """Run one audit attempt of a turn's material: steps 1–4 (design.md §2–§7).
 
     Args:
         material: the turn's request, latest Todo list and final answer.

@@ -1,4 +1,4 @@
-"""Choose the prompt language: ``en`` or ``zh`` (SPEC §10 ``language``).
+"""Choose the prompt language: ``en`` or ``zh`` (design.md §10 ``language``).
 
 ``auto`` follows the language of the turn's request; when the request has no letters
 at all, the final answer decides, and English is the fallback. Detection counts CJK
@@ -52,7 +52,7 @@ def detect_language(text: str) -> str:
 
 
 def resolve_language(setting: str, material: Material) -> str:
-    """Resolve the ``language`` setting for one audit (SPEC §10).
+    """Resolve the ``language`` setting for one audit (design.md §10).
 
     Args:
         setting: ``"auto"``, ``"en"`` or ``"zh"``.

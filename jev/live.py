@@ -1,4 +1,4 @@
-"""Live replay: re-ask a judge for stored materials and measure agreement (SPEC §11).
+"""Live replay: re-ask a judge for stored materials and measure agreement (design.md §11).
 
 :func:`live_replay` sends each stored record's material through
 :func:`jev.auditor.run_audit` (current rendering, technical retries honouring

@@ -1,4 +1,4 @@
-"""The supplement loop of one turn as a pure state machine (SPEC §6, §8).
+"""The supplement loop of one turn as a pure state machine (design.md §6, §8).
 
 ``decide(state, outcome, max_supplements) -> (state, action)`` is all there is: no
 I/O, no clock, no randomness, stdlib only. It is imported on the hook's fast path
@@ -18,7 +18,7 @@ States (``LoopState.status``)::
 ``auditing``: the agent stopped again after a supplement, or the user retried an
 incomplete audit (for example after raising ``evidence_chars``).
 
-Counting rules (SPEC §8, seed "怎样补充与复核"):
+Counting rules (design.md §8, seed "怎样补充与复核"):
 
 * The first normal audit is free. ``omission``, ``contradiction`` and ``unknown``
   (the problem verdicts) share one budget of ``max_supplements`` (N) supplements, so a
@@ -69,10 +69,10 @@ __all__ = [
     "validate_max_supplements",
 ]
 
-#: Largest accepted ``max_supplements`` (SPEC §10: a positive safe integer, 2**53-1).
+#: Largest accepted ``max_supplements`` (design.md §10: a positive safe integer, 2**53-1).
 MAX_SUPPLEMENTS_LIMIT = 2**53 - 1
 
-#: The shipped default of ``max_supplements`` (SPEC §10).
+#: The shipped default of ``max_supplements`` (design.md §10).
 DEFAULT_MAX_SUPPLEMENTS = 3
 
 #: Every ``LoopState.status``.
@@ -103,7 +103,7 @@ ACTION_KINDS: tuple[str, ...] = (
 
 
 def validate_max_supplements(max_supplements: object) -> int:
-    """Return ``max_supplements`` if it is an accepted value (SPEC §10).
+    """Return ``max_supplements`` if it is an accepted value (design.md §10).
 
     Accepted: an ``int`` (not ``bool``) in 1 … 2**53-1.
 
@@ -130,7 +130,7 @@ def _require_count(name: str, value: object) -> int:
 
 @dataclass(frozen=True, slots=True)
 class LoopState:
-    """Where one turn's supplement loop stands (SPEC §8, §11 "per-turn loop state").
+    """Where one turn's supplement loop stands (design.md §8, §11 "per-turn loop state").
 
     Attributes:
         status: one of :data:`STATUSES`.
@@ -214,7 +214,7 @@ class LoopState:
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """What the host should do after one :func:`decide` or :func:`cancel` (SPEC §8).
+    """What the host should do after one :func:`decide` or :func:`cancel` (design.md §8).
 
     Attributes:
         kind: one of :data:`ACTION_KINDS`:
@@ -223,7 +223,7 @@ class Action:
             (needs-user: stop, show the notice), ``exhausted`` (budget used up: show the
             last verdict, no more supplements), ``incomplete`` (show the "audit did not
             complete" notice; the answer stays), ``cancelled``, ``skip`` (nothing to do),
-            ``stale`` (SPEC §14: the turn moved on before the verdict was acted upon;
+            ``stale`` (design.md §14: the turn moved on before the verdict was acted upon;
             built by the caller for its records, never returned by :func:`decide`).
         round: for ``supplement`` the 1-based round k of this supplement; for every
             other kind the number of supplements used so far.
@@ -274,7 +274,7 @@ class Action:
 
 
 def should_audit(state: LoopState, max_supplements: int) -> bool:
-    """Whether a stop in this turn should ask the judge at all (SPEC §8).
+    """Whether a stop in this turn should ask the judge at all (design.md §8).
 
     False once the turn's loop is ``exhausted`` (the last verdict stands, no more
     supplements and no more audits) or ``cancelled``; True otherwise, including after
@@ -291,7 +291,7 @@ def should_audit(state: LoopState, max_supplements: int) -> bool:
 def decide(
     state: LoopState, outcome: AuditOutcome, max_supplements: int, *, steer: bool = True
 ) -> tuple[LoopState, Action]:
-    """Fold one audit outcome into the turn's loop state; say what to do next (SPEC §8).
+    """Fold one audit outcome into the turn's loop state; say what to do next (design.md §8).
 
     Args:
         state: the turn's state before this outcome (``LoopState()`` for a new turn).
@@ -299,7 +299,7 @@ def decide(
             ``reason`` are read.
         max_supplements: N, the profile's ``max_supplements`` (1 … 2**53-1).
         steer: whether the host can send a supplement into the turn now. False for a
-            retry from the shell after the turn stopped (SPEC §7: a retry "uses no
+            retry from the shell after the turn stopped (design.md §7: a retry "uses no
             supplement"): a problem verdict with budget left is then handed to the
             user (``needs-user`` / ``hand-to-user``) and nothing is counted.
 
@@ -381,7 +381,7 @@ def decide(
 def cancel(
     state: LoopState, max_supplements: int = DEFAULT_MAX_SUPPLEMENTS
 ) -> tuple[LoopState, Action]:
-    """End the turn's audit on the user's request (SPEC §8 "cancel").
+    """End the turn's audit on the user's request (design.md §8 "cancel").
 
     Nothing is rewritten: the chain and counts are kept, the turn is declared
     neither a success nor a failure. Cancelling twice is harmless.
@@ -389,7 +389,7 @@ def cancel(
     Args:
         state: the turn's state.
         max_supplements: N in force, only copied into the returned action (pass the
-            profile's value; the default is the shipped default 3, SPEC §10).
+            profile's value; the default is the shipped default 3, design.md §10).
 
     Returns:
         ``(state with status "cancelled", Action("cancelled", supplements_used, N))``.

@@ -62,7 +62,7 @@ class Confusion:
 
     Args:
         labels: the row/column labels in display order (default: the five
-            assessments of SPEC §5 plus :data:`INCOMPLETE`). Labels added with
+            assessments of design.md §5 plus :data:`INCOMPLETE`). Labels added with
             :meth:`add` that are not listed are appended.
 
     Cohen's κ and accuracy count every item; macro-F1 averages over the assessment

@@ -1,4 +1,4 @@
-"""Number the material into positions the judge can point at (SPEC §3, §4).
+"""Number the material into positions the judge can point at (design.md §3, §4).
 
 Jev, not the judge, decides what a "position" is:
 
@@ -102,7 +102,7 @@ _ABBREVIATIONS = frozenset(
 def segment(text: str) -> list[str]:
     """Split ``text`` into positions' pieces: sentences, list items, lines, code blocks.
 
-    Rules (SPEC §4):
+    Rules (design.md §4):
 
     * a fenced code block (``` or ~~~, closed by a fence of the same character and at
       least the same length, or running to the end) is one segment, never split;
@@ -138,7 +138,7 @@ def segment(text: str) -> list[str]:
 
 
 def number(material: Material) -> Numbering:
-    """Number a turn's material into positions (SPEC §4).
+    """Number a turn's material into positions (design.md §4).
 
     Args:
         material: the turn's request messages, latest Todo list and final answer.

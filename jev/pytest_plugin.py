@@ -1,4 +1,4 @@
-"""pytest plugin: stored Jev records as regression tests (SPEC §11).
+"""pytest plugin: stored Jev records as regression tests (design.md §11).
 
 ``pytest --jev-records DIR_OR_FILE`` (repeatable) collects every record of every
 ``*.jsonl`` export under the path as one test item, named

@@ -1,4 +1,4 @@
-"""The audit record: one per audit attempt (SPEC §11), and its JSON line form.
+"""The audit record: one per audit attempt (design.md §11), and its JSON line form.
 
 A :class:`Record` is a plain value. Its exported form is one JSON object per line
 (JSONL), described exactly by ``schemas/record.schema.json``; :func:`validate_record_json`
@@ -10,7 +10,7 @@ module stays cheap on the hook's fast path). The SQLite layout lives in
 first audit of a turn is round 1, the audit after supplement *k* is round *k + 1*.
 An incomplete, stale, skipped or cancelled attempt carries the round it was trying
 to be (``loop_before.audits + 1``), so a technical failure and its successful retry
-share one round number, and neither counts as an extra normal audit (SPEC §6, §8).
+share one round number, and neither counts as an extra normal audit (design.md §6, §8).
 
 Plain ``dict`` values (``material``, ``loop_before``, ``loop_after``, ``action``,
 ``settings``) keep the record independent of :mod:`jev.loop` and of future shapes of
@@ -48,11 +48,11 @@ __all__ = [
     "validate_record_json",
 ]
 
-#: Jev's own host adapters (SPEC §12). Records of a custom agent loop may carry any
+#: Jev's own host adapters (design.md §12). Records of a custom agent loop may carry any
 #: other name of letters, digits, ``.``, ``_`` and ``-`` (``Auditor(host=...)``).
 HOSTS: tuple[str, ...] = ("claude-code", "codex", "gemini", "cursor", "api", "cli")
 #: ``verdict`` (normal audit), ``skipped`` (no audit due), ``incomplete`` (no valid
-#: verdict), ``stale`` (verdict no longer applies to the turn, SPEC §14), ``cancelled``.
+#: verdict), ``stale`` (verdict no longer applies to the turn, design.md §14), ``cancelled``.
 RECORD_STATUSES: tuple[str, ...] = ("verdict", "skipped", "incomplete", "stale", "cancelled")
 
 _HOST_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -80,7 +80,7 @@ def parse_iso_utc(text: str) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Record:
-    """One audit attempt of one turn (SPEC §11, §14).
+    """One audit attempt of one turn (design.md §11, §14).
 
     Attributes:
         id: assigned by the store; ``None`` before insertion.
@@ -303,7 +303,7 @@ def build_record(
     now: float,
     steer: bool = True,
 ) -> Record:
-    """Build the record of one audit attempt (SPEC §11) — the only record builder.
+    """Build the record of one audit attempt (design.md §11) — the only record builder.
 
     :class:`jev.auditor.Auditor` calls it for every hook, API, ``jev audit`` and
     ``jev retry`` attempt; the tests build their records with it too.

@@ -1,4 +1,4 @@
-"""The registry of judge factories: names → how to build the judge (SPEC §10, §13).
+"""The registry of judge factories: names → how to build the judge (design.md §10, §13).
 
 Pure bookkeeping, importing no judge: built-in judges are registered by a lazy
 ``"module:attr"`` path, exactly like any third-party one. Third-party judges are

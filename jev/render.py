@@ -1,4 +1,4 @@
-"""Render Jev's prompts and count the judge input against the budget (SPEC §5, §7, §9).
+"""Render Jev's prompts and count the judge input against the budget (design.md §5, §7, §9).
 
 This is the only module that imports jinja2. Templates live in the shipped
 ``prompts/`` folder and are rendered by one cached environment with
@@ -16,7 +16,7 @@ The judge input has two parts:
 Material text goes in only through :func:`data_json`: ``json.dumps`` escapes quotes,
 newlines and control characters, and every ``<<<`` / ``>>>`` run is written as
 ``\\u003c``/``\\u003e`` escapes, so the markers can never appear inside the block and
-nothing in the material can end the block or pose as instructions (SPEC §5).
+nothing in the material can end the block or pose as instructions (design.md §5).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ OPEN_MARKER = "<<<MATERIAL>>>"
 CLOSE_MARKER = "<<<END MATERIAL>>>"
 _encode_string: Any = json.encoder.encode_basestring  # C-accelerated when available
 
-#: Largest accepted ``evidence_chars`` (SPEC §7, §10).
+#: Largest accepted ``evidence_chars`` (design.md §7, §10).
 MAX_BUDGET_CHARS = 1_000_000
 
 
@@ -109,7 +109,7 @@ def prompt_dirs() -> tuple[str, ...]:
 
     ``$JEV_PROMPTS_DIR`` (when set) comes first, so a user can change a prompt or a
     supplement template without editing the installation — and then run
-    ``jev replay`` to see which stored records it changes (SPEC §11); the shipped
+    ``jev replay`` to see which stored records it changes (design.md §11); the shipped
     ``prompts/`` folder supplies every template the override folder lacks.
     """
     override = os.environ.get(PROMPTS_DIR_ENV)
@@ -170,7 +170,7 @@ def template_hash(*names: str) -> str:
     """SHA-256 hex digest over the named templates' sources, in the order given.
 
     Each name and its source enter the hash, so renaming or editing a template
-    changes it (records keep it for replay, SPEC §11).
+    changes it (records keep it for replay, design.md §11).
 
     Raises:
         FileNotFoundError: a named template is not shipped.
@@ -203,7 +203,7 @@ def rules_chars(language: str) -> int:
 
 
 def render_judge_input(numbering: Numbering, language: str) -> JudgeInput:
-    """Render the whole judge input for one audit (SPEC §5).
+    """Render the whole judge input for one audit (design.md §5).
 
     Args:
         numbering: the numbered material (:func:`jev.positions.number`).
@@ -257,7 +257,7 @@ def render_judge_input(numbering: Numbering, language: str) -> JudgeInput:
 
 
 def check_budget(judge_input: JudgeInput, budget_chars: int) -> None:
-    """Refuse a judge input larger than the budget; never truncate (SPEC §7).
+    """Refuse a judge input larger than the budget; never truncate (design.md §7).
 
     Args:
         judge_input: the rendered input; its size is ``judge_input.chars``

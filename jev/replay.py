@@ -1,4 +1,4 @@
-"""Replay stored audit records: offline regression checks and live re-asking (SPEC §11).
+"""Replay stored audit records: offline regression checks and live re-asking (design.md §11).
 
 **Offline** (:func:`replay_record`, :func:`replay`): each record's stored data goes
 again through the *current* code of the live path — the same functions, imported, not
@@ -444,7 +444,7 @@ def replay_record(record: Record) -> tuple[Difference, ...]:
     diffs: list[Difference] = []
 
     if record.status == "skipped" or not material.todo_used:
-        # The Todo gate of SPEC §2 (jev.auditor): no Todo use -> skipped, no judge call.
+        # The Todo gate of design.md §2 (jev.auditor): no Todo use -> skipped, no judge call.
         outcome = AuditOutcome(status="skipped", reason=record.reason)
         replayed_status = "skipped" if not material.todo_used else "audit due (Todo used)"
         _compare(diffs, "status", record.status, replayed_status)

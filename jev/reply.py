@@ -1,4 +1,4 @@
-"""Turn a judge's raw reply text into a :class:`~jev.domain.Verdict` (SPEC §6).
+"""Turn a judge's raw reply text into a :class:`~jev.domain.Verdict` (design.md §6).
 
 Accepted shapes (surrounding whitespace ignored):
 
@@ -180,7 +180,7 @@ def _check_fit(assessment: str, focus: Position, text: str) -> None:
 
 
 def parse_reply(text: str, numbering: Numbering) -> Verdict:
-    """Parse one raw judge reply into a verdict for this numbering (SPEC §6).
+    """Parse one raw judge reply into a verdict for this numbering (design.md §6).
 
     Args:
         text: the judge's raw message content (see the module docstring for the

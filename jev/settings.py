@@ -1,4 +1,4 @@
-"""Per-profile settings: shipped defaults + the user's sparse TOML overlay (SPEC §10).
+"""Per-profile settings: shipped defaults + the user's sparse TOML overlay (design.md §10).
 
 Where things live
 -----------------
@@ -175,7 +175,7 @@ def create_profile(profile: str) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("x", encoding="utf-8") as handle:
             handle.write(
-                f"# Jev profile {name!r} (SPEC §10): only the keys set here override the "
+                f"# Jev profile {name!r} (design.md §10): only the keys set here override the "
                 "shipped defaults.\n# Edit by hand or with `jev settings set KEY VALUE"
                 + ("" if name == "default" else f" --profile {name}")
                 + "`.\n"
@@ -375,7 +375,7 @@ def _build(name: str, flat: Mapping[str, Any]) -> Settings:
 
 
 def load_settings(profile: str | None = None) -> Settings:
-    """The effective settings of a profile (SPEC §10).
+    """The effective settings of a profile (design.md §10).
 
     Args:
         profile: profile name; ``None`` = :func:`active_profile` (``$JEV_PROFILE`` or
@@ -397,7 +397,7 @@ def load_settings(profile: str | None = None) -> Settings:
 
 
 def validate_settings(settings: Settings) -> Settings:
-    """Check every field of an already-built :class:`~jev.domain.Settings` (SPEC §10).
+    """Check every field of an already-built :class:`~jev.domain.Settings` (design.md §10).
 
     For callers that derive settings in memory (e.g. command-line overrides of the
     judge); nothing is read or written.
@@ -491,7 +491,7 @@ def _lock_timeout(lock: Path) -> SettingsError:
 def _to_document(flat: Mapping[str, Any]) -> dict[str, Any]:
     doc: dict[str, Any] = {}
     judge: dict[str, Any] = {}
-    for key in KEYS:  # stable order: the SPEC table's
+    for key in KEYS:  # stable order: the design table's
         if key in flat:
             if key.startswith("judge."):
                 judge[key[6:]] = flat[key]
@@ -513,7 +513,7 @@ def _write_atomic(path: Path, payload: bytes, name: str) -> None:
 
 
 def save_settings(profile: str | None, updates: Mapping[str, object]) -> Settings:
-    """Validate typed ``updates`` and write them into the profile's file (SPEC §10).
+    """Validate typed ``updates`` and write them into the profile's file (design.md §10).
 
     Args:
         profile: profile name (``None`` = :func:`active_profile`).
@@ -558,7 +558,7 @@ def save_settings(profile: str | None, updates: Mapping[str, object]) -> Setting
             current = user_values(name, replacing=frozenset(checked), lenient=True)
             current.update(checked)
             header = (
-                f"# Jev profile {name!r} (SPEC §10): only the keys set here override the "
+                f"# Jev profile {name!r} (design.md §10): only the keys set here override the "
                 "shipped defaults.\n# Edit by hand or with `jev settings set KEY VALUE"
                 + ("" if name == "default" else f" --profile {name}")
                 + "`.\n\n"

@@ -1,4 +1,4 @@
-"""The settings keys of SPEC §10: their table (:data:`KEYS`), validation of a typed
+"""The settings keys of design.md §10: their table (:data:`KEYS`), validation of a typed
 value (:func:`validate_value`) and parsing of command-line text (:func:`parse_raw`).
 
 Pure: no file is read or written here (:mod:`jev.settings` loads and saves profiles).
@@ -55,7 +55,7 @@ _SECRET_PARAM_RE = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class KeySpec:
-    """One settings key (SPEC §10 table).
+    """One settings key (design.md §10 table).
 
     Attributes:
         key: dotted key as written on the command line (``judge.model``).
@@ -172,7 +172,7 @@ def _looks_like_secret(value: str) -> bool:
 
 
 def validate_value(key: str, value: object, *, profile: str | None = None) -> object:
-    """Check one typed value against SPEC §10 and return it (normalised).
+    """Check one typed value against design.md §10 and return it (normalised).
 
     Args:
         key: a dotted key of :data:`KEYS` (``max_supplements``, ``judge.model``, …).

@@ -1,5 +1,5 @@
 """Texts Jev shows: the supplement, user notices, the report line, the system-prompt
-section (SPEC §6–§9).
+section (design.md §6–§9).
 
 Every wording lives in a template of ``prompts/`` in English and Chinese
 (``supplement.*.j2``, ``notice.*.j2``, ``system_section.*.j2``); this module only
@@ -109,7 +109,7 @@ def _focus_context(focus: Position | None) -> dict[str, Any]:
 
 
 def supplement_text(verdict: Verdict, action: Action, language: str) -> str:
-    """The supplement sent back into the turn for a problem verdict (SPEC §8).
+    """The supplement sent back into the turn for a problem verdict (design.md §8).
 
     It names itself an automatic completion-audit message (not the user) with its
     round ``k/N``, gives the verdict category with a one-line meaning, quotes the focus
@@ -150,7 +150,7 @@ def supplement_text(verdict: Verdict, action: Action, language: str) -> str:
 
 
 def report_line(state: LoopState, action: Action, focus: Position | None, language: str) -> str:
-    """The one-line report shown to the user after each audit or supplement (SPEC §8).
+    """The one-line report shown to the user after each audit or supplement (design.md §8).
 
     Shape (English): ``Jev completion audit: omission → complete · supplements 1/3 ·
     complete · focus R2: “…”`` — the verdict chain of the turn, supplements used of the
@@ -181,7 +181,7 @@ def report_line(state: LoopState, action: Action, focus: Position | None, langua
 
 
 def incomplete_notice(reason: str, language: str) -> str:
-    """The notice for an audit that did not complete (SPEC §6, §7).
+    """The notice for an audit that did not complete (design.md §6, §7).
 
     Says the completion audit did not complete and why, that the answer stays as it
     is, and that ``jev retry`` or ``jev cancel`` follow. ``reason`` is shown on one line.
@@ -195,7 +195,7 @@ def incomplete_notice(reason: str, language: str) -> str:
 
 def needs_user_notice(focus: Position | None, language: str) -> str:
     """The notice for a ``needs-user`` verdict: the user decides, no supplement was sent
-    (SPEC §8), with the focus and its shortened quote.
+    (design.md §8), with the focus and its shortened quote.
 
     Raises:
         ValueError: for an unsupported language.
@@ -206,7 +206,7 @@ def needs_user_notice(focus: Position | None, language: str) -> str:
 def exhausted_notice(
     state: LoopState, focus: Position | None, max_supplements: int, language: str
 ) -> str:
-    """The notice when the supplement budget is used up and a problem remains (SPEC §8):
+    """The notice when the supplement budget is used up and a problem remains (design.md §8):
     the last verdict, supplements used of the maximum, no more automatic supplements,
     the focus and its shortened quote.
 
@@ -225,7 +225,7 @@ def exhausted_notice(
 
 
 def system_prompt_section(language: str) -> str:
-    """The short section for the main agent's system prompt (SPEC §9).
+    """The short section for the main agent's system prompt (design.md §9).
 
     Factual statements, not imperatives (HOSTS §1.8): what the audit reads; that
     actions, artifact paths, commands and observations count only when written in the

@@ -1,6 +1,6 @@
 """The Python API for hosts (issue 3 items 1, 6, 7): real SQLite store, scripted judge.
 
-Covers the rows of SPEC §8 and the behaviour table of the Jev seed ("行为示例")
+Covers the rows of design.md §8 and the behaviour table of the Jev seed ("行为示例")
 through :class:`jev.auditor.Auditor`, the way a custom agent loop would drive it.
 """
 
@@ -164,7 +164,7 @@ def test_judge_failure_is_incomplete_and_counts_nothing(tmp_path: Path) -> None:
 
 
 def test_shell_retry_uses_no_supplement(tmp_path: Path) -> None:
-    """SPEC §7: a retry after the turn stopped shows the verdict and uses no supplement."""
+    """design.md §7: a retry after the turn stopped shows the verdict and uses no supplement."""
     down = TransportError("down", kind="timeout")
     auditor, _ = make(tmp_path, [down, down, reply("omission", "R1")])
     assert auditor.on_stop("s", "t", material()).action == "incomplete"
@@ -347,7 +347,7 @@ def test_readme_agent_loop_example_runs_as_printed(capsys: pytest.CaptureFixture
 
 
 def test_verdict_is_stale_when_the_turn_moved_on_during_the_audit(tmp_path: Path) -> None:
-    """SPEC §14: if a newer stop of the turn claimed it while the judge was answering,
+    """design.md §14: if a newer stop of the turn claimed it while the judge was answering,
     the older verdict is recorded as stale and nothing is sent."""
     from jev.store import TurnRow
 

@@ -1,4 +1,4 @@
-"""The audit orchestrator (SPEC §2, §5–§7): one judge call, technical retries, budget."""
+"""The audit orchestrator (design.md §2, §5–§7): one judge call, technical retries, budget."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Positions (SPEC §4) and language choice (SPEC §10): segmentation, numbering, detection."""
+"""Positions (design.md §4) and language choice (design.md §10): segmentation, numbering."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Judge prompt rendering (SPEC §5) and the character budget (SPEC §7)."""
+"""Judge prompt rendering (design.md §5) and the character budget (design.md §7)."""
 
 from __future__ import annotations
 

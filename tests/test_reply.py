@@ -1,4 +1,4 @@
-"""Reply parsing (SPEC §6): accepted shapes, and every response-error kind."""
+"""Reply parsing (design.md §6): accepted shapes, and every response-error kind."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests for the offline ``rules`` judge (SPEC §5, §13; issue 2 item 6).
+"""Tests for the offline ``rules`` judge (design.md §5, §13; issue 2 item 6).
 
 Every rule has a positive and a negative example in English and Chinese, built from
 small hand-written turns numbered by the real ``jev.positions.number``. The labelled

@@ -1,5 +1,5 @@
 """``jev eval CASES_DIR`` / ``--builtin`` / ``--compare``: measure a judge on a labelled
-corpus, or on the labelled turns shipped with Jev (SPEC §11; :mod:`jev.benchmark`).
+corpus, or on the labelled turns shipped with Jev (design.md §11; :mod:`jev.benchmark`).
 
 Runs every case (``*.json``, format of ``tests/fixtures/cases``) through the live audit
 path and prints accuracy per assessment, macro-F1, Cohen's κ, the confusion matrix,

@@ -1,4 +1,4 @@
-"""``jev hook HOOK [--profile P]``: the command a host runs at every stop (SPEC §12).
+"""``jev hook HOOK [--profile P]``: the command a host runs at every stop (design.md §12).
 
 Dispatched by :func:`jev.cli.main` before argparse is imported (the fast path). The
 hook names are the registered hosts' (:func:`jev.hosts.registry.hook_names`): each

@@ -7,7 +7,7 @@
 
 HOST is a host whose adapter has an installer (:func:`jev.hosts.install.installable_hosts`).
 By default the install also switches the host's Todo tool on (issue 8 item 4): without a
-Todo list Jev has nothing to audit (SPEC §2). Uninstall takes back only what Jev added.
+Todo list Jev has nothing to audit (design.md §2). Uninstall takes back only what Jev added.
 
 See :mod:`jev.hosts.install` for the files and the merge rules. Prints what changed
 (or the unified diff with ``--dry-run``, which writes nothing); exit 0 on success,

@@ -1,4 +1,4 @@
-"""``jev prompt-section``: print the short system-prompt section (SPEC §9).
+"""``jev prompt-section``: print the short system-prompt section (design.md §9).
 
 Prints the section of :func:`jev.texts.system_prompt_section` for a profile, meant
 for a host's system prompt or session-start context (e.g. a Claude Code
@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "prompt-section",
         help="print the short system-prompt section (nothing when disabled)",
-        description="Print the short system-prompt section for the main agent (SPEC §9). "
+        description="Print the short system-prompt section for the main agent (design.md §9). "
         "Prints nothing and exits 0 when the profile is disabled.",
     )
     parser.add_argument("--profile", help="profile name (default: $JEV_PROFILE, else 'default')")

@@ -1,4 +1,4 @@
-"""``jev records list|show|export|import``: look at and move audit records (SPEC §11).
+"""``jev records list|show|export|import``: look at and move audit records (design.md §11).
 
 * ``list [--session S] [--limit N] [--json]``: one line per record, newest first.
 * ``show ID|TURN``: the report card of a turn (verdict chain, every round with its

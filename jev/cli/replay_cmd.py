@@ -1,4 +1,4 @@
-"""``jev replay``: stored records as regression tests, or re-asked live (SPEC §11).
+"""``jev replay``: stored records as regression tests, or re-asked live (design.md §11).
 
 * ``jev replay SOURCE…`` (records JSONL exports and/or folders of them) or
   ``jev replay --store [--session S] [--since WHEN]``: offline, no network. Each record

@@ -1,4 +1,4 @@
-"""``jev settings show|set``, ``jev enable``, ``jev disable``, ``jev profiles`` (SPEC §10).
+"""``jev settings show|set``, ``jev enable``, ``jev disable``, ``jev profiles`` (design.md §10).
 
 One module registers the four subcommand names (``COMMANDS`` maps each to it); the
 name the user typed is ``args.command``. Refused values and broken profile files exit 2
@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     settings = subparsers.add_parser(
         "settings",
         help="show or change a profile's settings",
-        description="Show or change a profile's settings (SPEC §10).",
+        description="Show or change a profile's settings (design.md §10).",
     )
     actions = settings.add_subparsers(dest="settings_action", metavar="ACTION")
     show = actions.add_parser(

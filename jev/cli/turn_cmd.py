@@ -1,4 +1,4 @@
-"""``jev retry`` and ``jev cancel``: act on the current turn of a hooked session (SPEC §6–§8).
+"""``jev retry`` and ``jev cancel``: act on the current turn of a hooked session (design.md §6–§8).
 
 ::
 
@@ -11,11 +11,11 @@ the stop hooks in ``<jev_home>/sessions.json`` (:class:`jev.hosts.hook.SessionIn
 ``retry`` re-reads the complete current material of that session's current turn from
 its transcript (or, for hosts whose material came from the hook input — Gemini,
 Cursor — the material remembered at the last stop) and audits it again with the saved
-settings (SPEC §7: "a retry reads the complete current material and the saved
+settings (design.md §7: "a retry reads the complete current material and the saved
 settings again"). The agent is not running at that point, so the retry uses no
 supplement: a problem verdict is shown to the user with its quote instead.
 
-``cancel`` ends the audit of that turn without rewriting anything (SPEC §8).
+``cancel`` ends the audit of that turn without rewriting anything (design.md §8).
 
 Exit codes follow ``jev audit``: 0 complete/cancelled/nothing to do, 3 incomplete,
 4 a problem remains, 5 needs-user, 2 usage (no such session).

@@ -1,7 +1,7 @@
 """What a host adapter is: the typed stop event, the answer, and the adapter protocol.
 
 Jev talks to each agent host through one adapter module, ``jev/hosts/adapters/<host>.py``
-(SPEC §12; issue 8 item 1). The adapter knows everything that differs between hosts:
+(design.md §12; issue 8 item 1). The adapter knows everything that differs between hosts:
 
 * the **fast path** (:meth:`HostAdapter.quick_skip`): stdlib only, no ``typing`` or
   ``dataclasses`` at import time — says when a stop certainly needs nothing;
@@ -64,7 +64,7 @@ __all__ = [
 EVENT_KINDS: tuple[str, ...] = ("stop", "subagent-stop", "session-start", "other")
 
 #: Hard cap of Claude Code on ``systemMessage``/``additionalContext`` (characters);
-#: longer text is replaced by a preview (HOSTS.md §1.4). Jev keeps its output below it.
+#: longer text is replaced by a preview (hosts.md (Claude Code)). Jev keeps its output below it.
 MAX_OUTPUT_CHARS = 10_000
 
 #: Background-task statuses that mean "finished"; any other status (Claude Code
@@ -87,7 +87,7 @@ _FINISHED_TASK_STATUSES = frozenset(
 
 
 class HookInputError(UsageError):
-    """The hook's stdin is not a JSON object the host's adapter can read (HOSTS.md §1.2).
+    """The hook's stdin is not a JSON object the host's adapter can read (hosts.md (Claude Code)).
 
     The hook answers it with a one-line notice and exit 0 (fail open).
     """
@@ -114,7 +114,7 @@ class HookInput:
         permission_mode: ``default``, ``plan``, … ("" when absent).
         stop_hook_active: the host says it is already continuing because of a stop
             hook (``None`` when absent or not a boolean). Read, never trusted: Jev's own
-            per-turn counter in the store is the loop guard (HOSTS.md §1.6, §3.3).
+            per-turn counter in the store is the loop guard (hosts.md (Claude Code), §3.3).
         last_assistant_message: the final answer as the host saw it, or ``None``.
         agent_id: set when the hook fires inside a subagent.
         running_tasks: ids (or descriptions) of background tasks still running.
@@ -154,7 +154,7 @@ class HookInput:
 
     @property
     def is_subagent(self) -> bool:
-        """True for a subagent's stop or any event fired inside a subagent (SPEC §14)."""
+        """True for a subagent's stop or any event fired inside a subagent (design.md §14)."""
         return self.kind == "subagent-stop" or bool(self.agent_id)
 
 
@@ -194,7 +194,7 @@ class ConfigSetting:
 
 
 class Installer(Protocol):
-    """How ``jev install HOST`` wires Jev into one host (SPEC §12; issue 8 items 1, 4).
+    """How ``jev install HOST`` wires Jev into one host (design.md §12; issue 8 items 1, 4).
 
     Attributes:
         scopes: the scopes the host has (``user`` first: the default).
@@ -223,7 +223,7 @@ class Installer(Protocol):
 
     def todo_tool_settings(self, scope: str, project: Path) -> tuple[ConfigSetting, ...]:
         """The settings that make the host's Todo tool available at ``scope`` (issue 8
-        item 4: without a Todo list Jev has nothing to audit, SPEC §2); ``()`` when the
+        item 4: without a Todo list Jev has nothing to audit, design.md §2); ``()`` when the
         host needs none. Written at install unless ``--no-todo-tools``; taken back at
         uninstall only when Jev added them."""
         ...
@@ -278,7 +278,7 @@ class HostAdapter(Protocol):
         ...
 
     def read_turn(self, hook: HookInput, index: SessionIndex, session: str) -> Turn:
-        """The current root turn of the stop (SPEC §3).
+        """The current root turn of the stop (design.md §3).
 
         Raises:
             MaterialMissing: the material cannot be obtained.

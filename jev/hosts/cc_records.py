@@ -1,4 +1,4 @@
-"""Classify Claude Code transcript records (HOSTS.md §2.4) — shared by the reader and the
+"""Classify Claude Code transcript records (hosts.md (Claude Code)) — shared by the reader and the
 Stop hook's fast path, so both decide "what opens a turn" the same way.
 
 Plain functions on ``dict`` records; imports nothing (not even ``typing``) so that
@@ -21,7 +21,7 @@ __all__ = [
     "text_of",
 ]
 
-#: Text prefixes of ``user`` records that are not a typed prompt (HOSTS.md §2.4).
+#: Text prefixes of ``user`` records that are not a typed prompt (hosts.md (Claude Code)).
 NOT_A_PROMPT: tuple[str, ...] = (
     "<command-",
     "<local-command-",
@@ -36,7 +36,7 @@ NOT_A_PROMPT: tuple[str, ...] = (
     "<user-memory-input>",
 )
 
-#: Claude Code's Todo tools (HOSTS.md §2.5): ``TodoWrite`` and the task tools.
+#: Claude Code's Todo tools (hosts.md (Claude Code)): ``TodoWrite`` and the task tools.
 TODO_TOOLS: frozenset[str] = frozenset({"TodoWrite", "TaskCreate", "TaskUpdate"})
 
 
@@ -58,7 +58,7 @@ def text_of(blocks: list[dict[str, Any]]) -> str:
 
 
 def classify_user(rec: dict[str, Any]) -> tuple[str, str]:
-    """Return ``(kind, text)`` of a main-thread ``user`` record (HOSTS.md §2.4).
+    """Return ``(kind, text)`` of a main-thread ``user`` record (hosts.md (Claude Code)).
 
     Kinds: ``tool_result``, ``compact_summary``, ``interrupt``, ``hook_feedback``,
     ``meta`` (an ``isMeta`` expansion: a slash command's prompt or a skill), ``command``
@@ -92,7 +92,7 @@ def classify_user(rec: dict[str, Any]) -> tuple[str, str]:
     return "prompt", text
 
 
-#: Rejected tool use (HOSTS.md §2.4): the host's text, then the user's feedback, if any.
+#: Rejected tool use (hosts.md (Claude Code)): the host's text, then the user's feedback, if any.
 _REJECTED = "The user doesn't want to proceed with this tool use"
 _USER_SAID = "the user said:\n"
 #: The host's note appended after the user's feedback (2.1.96 ``ExitPlanMode``).
@@ -113,7 +113,7 @@ def _result_text(content: Any) -> str:
 
 
 def rejection_feedback(block: dict[str, Any]) -> str:
-    """The user's words of a rejected tool use or plan, or ``""`` (HOSTS.md §2.4).
+    """The user's words of a rejected tool use or plan, or ``""`` (hosts.md (Claude Code)).
 
     Args:
         block: a ``tool_result`` block.

@@ -1,12 +1,12 @@
-"""Turns of a Claude Code session transcript (JSONL) — SPEC §2, §3; HOSTS.md §2.
+"""Turns of a Claude Code session transcript (JSONL) — design.md §2, §3; hosts.md (Claude Code).
 
 Stdlib only (``json``, ``re``): the Stop hook imports this on its fast path.
 
 Rules (each decided on the real transcripts in ``tests/fixtures/real/``):
 
 * **Root turns only.** Records with ``isSidechain: true`` are ignored completely
-  (HOSTS.md §2.6: 1.x files interleave subagent records inline).
-* **What opens a turn** (HOSTS.md §2.4 table and its "practical rule"):
+  (hosts.md (Claude Code): 1.x files interleave subagent records inline).
+* **What opens a turn** (hosts.md (Claude Code) table and its "practical rule"):
 
   - a real typed prompt: a ``user`` record, not ``isMeta``, not
     ``isCompactSummary``, without ``tool_result`` blocks, whose text does not start
@@ -18,7 +18,7 @@ Rules (each decided on the real transcripts in ``tests/fixtures/real/``):
     the args do not already appear in the expansion (``opening="slash-command"``);
   - a ``<task-notification>`` prompt (a background task finished, a cron woke the
     session) only when no turn precedes it in the file: it looks like a prompt but
-    no user typed it (HOSTS.md §2.4, §1.12), so that turn's request is empty: if
+    no user typed it (hosts.md (Claude Code), §1.12), so that turn's request is empty: if
     Todos were used it is ``missing`` ("opened by a background-task notification"),
     else skipped. After a turn, a notification **continues** that turn (the stop
     deferred for the background work is audited when the turn really ends, with the
@@ -29,10 +29,10 @@ Rules (each decided on the real transcripts in ``tests/fixtures/real/``):
   no expansion) and ``!cmd`` bash input (``<bash-input>``) run without the agent,
   so they neither open a turn nor belong to one: the turn numbering skips them
   (the 1.0.31 ``example2`` file has 21 turns with ``/clear`` in the middle).
-  Stop-hook feedback (``isMeta`` ``"Stop hook feedback:\\n…"``, HOSTS.md §1.5) and
+  Stop-hook feedback (``isMeta`` ``"Stop hook feedback:\\n…"``, hosts.md (Claude Code)) and
   Codex-style ``<hook_prompt …>`` texts are never a request: the turn goes on with
-  the same key. Compaction summaries never stand in for a request (SPEC §3).
-* **Mid-turn adjustments** (SPEC §3 "the user's adjustments sent during the
+  the same key. Compaction summaries never stand in for a request (design.md §3).
+* **Mid-turn adjustments** (design.md §3 "the user's adjustments sent during the
   turn"): queued messages delivered to the agent while it works. Per CCLOG
   ``dev-docs/messages.md`` ("User Steering"), a delivery is an ``attachment`` of
   type ``queued_command`` (≳2.1.101, text in ``prompt``) and/or a
@@ -40,7 +40,7 @@ Rules (each decided on the real transcripts in ``tests/fixtures/real/``):
   then the oldest ``enqueue``d content). Both are written for one delivery, so they
   are paired by text. ``dequeue`` means the message runs after the turn as the next
   prompt (it then appears as its own record), so it is not an adjustment.
-* **User words inside tool results** (SPEC §3, issue 10): a rejected tool use or
+* **User words inside tool results** (design.md §3, issue 10): a rejected tool use or
   plan with feedback (``is_error`` tool_result "The user doesn't want to proceed with
   this tool use … the user said:\n<words>", real 2.1.96 ``ExitPlanMode``) and the
   answers to ``AskUserQuestion`` (``toolUseResult.answers``, real 2.1.39/2.1.179/
@@ -54,13 +54,13 @@ Rules (each decided on the real transcripts in ``tests/fixtures/real/``):
   stop reason, 1.0.x/2.1.38) a null stop reason with text and no ``tool_use``. A
   pending tool result or a ``tool_use`` stop means the agent is still working.
 * **Subagent transcripts** (``subagents/agent-*.jsonl``, or every record a
-  sidechain, HOSTS.md §2.6) are one skipped turn: "subagent transcript".
+  sidechain, hosts.md (Claude Code)) are one skipped turn: "subagent transcript".
 * **Interrupts:** a turn whose last main-thread event is a ``[Request interrupted
   by user…]`` record ``ended_by_interrupt``: skipped (no Stop hook runs then,
-  HOSTS.md §1.3). If the agent goes on after the interrupt in the same turn, the
+  hosts.md (Claude Code)). If the agent goes on after the interrupt in the same turn, the
   turn did not end by it.
 * **Todo use:** ``TodoWrite`` (old ``id/priority`` and new ``activeForm`` item
-  shapes; the latest call's ``input.todos`` is the list, HOSTS.md §2.5) and
+  shapes; the latest call's ``input.todos`` is the list, hosts.md (Claude Code)) and
   ``TaskCreate``/``TaskUpdate``. The task list is per session: it is rebuilt from
   every call in the file (TaskCreate subject -> ``pending`` item whose id comes
   from the paired tool_result ``toolUseResult.task.id`` or the text
@@ -70,7 +70,7 @@ Rules (each decided on the real transcripts in ``tests/fixtures/real/``):
   list (``--resume``/``--continue``): the old tasks are dropped. ``todo_used`` counts only
   calls in this turn; a turn without Todo use carries an empty list.
 * **Final answer:** the text blocks of the turn's last assistant message that has
-  text (records grouped by ``message.id``: each record carries one block, HOSTS.md
+  text (records grouped by ``message.id``: each record carries one block, hosts.md
   §2.3), stripped and joined by blank lines. API-error and ``<synthetic>``
   messages are the host's, not the agent's, and are not answers.
 * **Missing opening:** agent work before the first opening record (the file begins
@@ -177,7 +177,7 @@ _classify_user = classify_user
 
 @dataclass
 class TodoState:
-    """The session's Todo state while scanning (HOSTS.md §2.5).
+    """The session's Todo state while scanning (hosts.md (Claude Code)).
 
     Attributes:
         todowrite: the latest ``TodoWrite`` list.
@@ -293,7 +293,7 @@ class _Acc:
     tool_words: int = 0  # request messages taken from tool results
 
     def adjust_words(self, text: str) -> None:
-        """Add user words found in a tool result (an adjustment, SPEC §3)."""
+        """Add user words found in a tool result (an adjustment, design.md §3)."""
         if text.strip():
             self.request.append(text)
             self.tool_words += 1
@@ -415,7 +415,7 @@ class _Machine:
             if rec.get("subtype") in _TURN_END_SUBTYPES and self.cur is not None:
                 self.cur.end_signal = True
             # 2.1.x may log a local command only as system/local_command records
-            # (HOSTS.md §2.4, SPOTTER short.jsonl): its output ends a pending command.
+            # (hosts.md (Claude Code), SPOTTER short.jsonl): its output ends a pending command.
             content = _str(rec.get("content")).lstrip()
             if rec.get("subtype") == "local_command" and content.startswith("<local-command-"):
                 self.pending = None
@@ -446,7 +446,7 @@ class _Machine:
             if self.cur is None:
                 self._open(offset, _key(rec, offset), "task-notification", [])
             # Else: background work the turn waited for (its stop was deferred, or a
-            # cron woke the session) continues that same turn (issue 8 item 6; HOSTS.md
+            # cron woke the session) continues that same turn (issue 8 item 6; hosts.md
             # §1.12): no new turn, the user's request stays the turn's request.
         elif kind == "other" and text == "" and self.pending is not None:
             # <local-command-stdout>/caveat after a command: a local command, not a turn.
@@ -597,7 +597,7 @@ def _subagent_turn(key: str) -> Turn:
 
 
 def is_subagent_path(path: Path) -> bool:
-    """``…/subagents/agent-*.jsonl``: a subagent's own transcript (HOSTS.md §2.1, §2.6)."""
+    """``…/subagents/agent-*.jsonl``: a subagent's own transcript (hosts.md (Claude Code), §2.6)."""
     return path.parent.name == "subagents" and path.name.startswith("agent-")
 
 
@@ -626,7 +626,7 @@ def _scan_accs(records: Iterable[tuple[int, dict[str, Any]]]) -> list[_Acc]:
 
 
 def read_turns(path: Path) -> list[Turn]:
-    """Read every root turn of a Claude Code transcript, in order (SPEC §2, §3).
+    """Read every root turn of a Claude Code transcript, in order (design.md §2, §3).
 
     Bad lines (half-written, non-UTF-8, not JSON, not objects) are skipped. A
     subagent's transcript (``subagents/agent-*.jsonl``) is one skipped turn.
@@ -653,7 +653,7 @@ def read_current_turn(path: Path) -> Turn:
     Records are read from the end only as far back as the current turn's opening
     record, so a Stop on a huge transcript costs about what its last turn costs.
     Exception (documented): when the turn used ``TaskCreate``/``TaskUpdate`` the
-    task list may hold tasks of earlier turns (HOSTS.md §2.5: the list is per
+    task list may hold tasks of earlier turns (hosts.md (Claude Code): the list is per
     session), so the whole file is read forwards. The result equals
     ``read_turns(path)[-1]`` with ``number=0``.
 

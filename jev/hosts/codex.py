@@ -1,8 +1,8 @@
-"""Turns of a Codex CLI rollout file (JSONL) — SPEC §2, §3; HOSTS.md §3.
+"""Turns of a Codex CLI rollout file (JSONL) — design.md §2, §3; hosts.md (Codex CLI).
 
 Stdlib only: a Codex Stop hook imports this on its fast path.
 
-Each line is ``{timestamp, type, payload}`` (HOSTS.md §3.1). Rules:
+Each line is ``{timestamp, type, payload}`` (hosts.md (Codex CLI)). Rules:
 
 * **Turn boundaries.** ``event_msg`` ``task_started`` opens a turn (key: its
   ``turn_id``) and ``task_complete`` / ``turn_aborted`` closes it (0.104 file).
@@ -10,18 +10,18 @@ Each line is ``{timestamp, type, payload}`` (HOSTS.md §3.1). Rules:
   ``user_message`` (key: its timestamp). A ``user_message`` inside an open
   ``task_started`` turn is a mid-turn adjustment (0.104 turns 11, 14, 26, 33).
 * **Request** = the ``event_msg`` ``user_message`` ``payload.message`` texts, never
-  the ``response_item`` user copy, which carries injected context (HOSTS.md
+  the ``response_item`` user copy, which carries injected context (hosts.md
   §3.1). A ``<hook_prompt …>`` text is a Stop-hook continuation, never a request
-  (HOSTS.md §3.3).
+  (hosts.md (Codex CLI)).
 * **Todo** = the latest ``response_item`` ``function_call`` ``update_plan`` in
   the turn: ``arguments`` is a JSON *string* ``{"explanation"?, "plan": [{"step",
-  "status"}]}`` carrying the whole plan (HOSTS.md §3.2); ``step`` -> content. When
+  "status"}]}`` carrying the whole plan (hosts.md (Codex CLI)); ``step`` -> content. When
   the latest call's arguments are not that JSON (the 0.104 fixture is redacted),
   the turn is ``missing`` with a reason — nothing is invented.
 * **Final answer** = ``task_complete.last_agent_message`` when present, else the
   last ``event_msg`` ``agent_message``, else the last ``response_item`` assistant
   message's ``output_text``. A turn with none (the 0.58 recording stops mid-turn)
-  has an empty final answer and is still auditable: SPEC §3 allows an empty answer.
+  has an empty final answer and is still auditable: design.md §3 allows an empty answer.
 * **Interrupt**: ``turn_aborted`` -> ``ended_by_interrupt`` (skipped).
 * **End of a turn** (``Turn.ended``): ``task_complete``/``turn_aborted``, or a later
   turn's opening; else the turn's last agent item is an assistant message that is
@@ -68,7 +68,7 @@ def _str(value: Any) -> str:
 
 
 def parse_plan(arguments: Any) -> tuple[TodoItem, ...] | None:
-    """Parse ``update_plan`` arguments (a JSON string, HOSTS.md §3.2) into Todo items.
+    """Parse ``update_plan`` arguments (a JSON string, hosts.md (Codex CLI)) into Todo items.
 
     Returns:
         The plan's items (``step`` -> content; an unknown status counts as
@@ -228,7 +228,7 @@ def scan(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn]:
 
 
 def read_turns(path: Path) -> list[Turn]:
-    """Read every turn of a Codex rollout, in order (SPEC §2, §3; HOSTS.md §3).
+    """Read every turn of a Codex rollout, in order (design.md §2, §3; hosts.md (Codex CLI)).
 
     Raises:
         UsageError: the file is missing or unreadable.

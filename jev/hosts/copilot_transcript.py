@@ -1,4 +1,4 @@
-"""Turns of a GitHub Copilot CLI session (``events.jsonl``) — SPEC §2, §3; HOSTS.md §5.1.
+"""Turns of a GitHub Copilot CLI session (``events.jsonl``) (design.md §2, §3; hosts.md).
 
 Stdlib only (``json``, ``sqlite3``): the Copilot stop hook imports this on its path.
 
@@ -11,10 +11,10 @@ subagent events carry a top-level ``agentId`` and are ignored (root turns only, 
 "idle"`` or none, no ``source``) opens a turn, keyed by its ``interactionId`` (the
 host's prompt identity: every event of that prompt carries it, also after a
 background-agent notification continues the work). Messages typed while the agent
-runs (``delivery: "steering"``) are the user's adjustments of the open turn (SPEC §3).
+runs (``delivery: "steering"``) are the user's adjustments of the open turn (design.md §3).
 Messages with a ``source`` (``system`` reminders, ``agent-…`` subagent briefs) are not
 the user's. A message that is Jev's own supplement (Copilot enqueues a block's
-``reason`` as the next prompt, HOSTS.md §5.1) continues the open turn. The request is
+``reason`` as the next prompt, hosts.md (other hosts)) continues the open turn. The request is
 ``data.content`` (what the user typed), never ``transformedContent`` (host context).
 
 **Todo list.** Copilot keeps todos in a per-session SQL database that the agent writes
@@ -286,7 +286,7 @@ def _events(path: Path) -> Iterable[dict[str, Any]]:
 
 
 def read_turns(path: str | Path, *, is_supplement: SupplementTest | None = None) -> list[Turn]:
-    """Every root turn of a Copilot CLI ``events.jsonl``, in order (SPEC §2, §3).
+    """Every root turn of a Copilot CLI ``events.jsonl``, in order (design.md §2, §3).
 
     Raises:
         UsageError: the file is missing or unreadable.

@@ -1,8 +1,8 @@
-"""Turns of a Cursor agent transcript — SPEC §2, §3; HOSTS.md §4.2.
+"""Turns of a Cursor agent transcript — design.md §2, §3; hosts.md (Cursor).
 
 Stdlib only: the Cursor stop hook imports this on its path.
 
-Cursor is closed source; the shapes below are secondhand (HOSTS.md §4.2 [S]/[U]:
+Cursor is closed source; the shapes below are secondhand (hosts.md (Cursor) [S]/[U]:
 third-party parsers and a recorded ``cursor-agent`` probe), so the reader tolerates
 missing and unknown fields.
 
@@ -17,8 +17,8 @@ refused with :class:`OldTranscriptForm`, which says so plainly.
 **Turns.** A user line opens a turn; its request is the text inside
 ``<user_query>…</user_query>`` (the whole text when there is no wrapper). A user line
 whose query is Jev's own supplement (Cursor submits ``followup_message`` as the next
-user message, HOSTS.md §4.2) continues the open turn: same key, same request, same
-budget (SPEC §3, §8). The turn key is ``line:<n>`` of the opening line (the file
+user message, hosts.md (Cursor)) continues the open turn: same key, same request, same
+budget (design.md §3, §8). The turn key is ``line:<n>`` of the opening line (the file
 carries no message ids); with the session id it is stable across re-reads because
 the file is append-only.
 
@@ -260,7 +260,7 @@ def _numbered(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
 
 
 def read_turns(path: str | Path, *, is_supplement: SupplementTest | None = None) -> list[Turn]:
-    """Every turn of a Cursor JSONL agent transcript, in order (SPEC §2, §3).
+    """Every turn of a Cursor JSONL agent transcript, in order (design.md §2, §3).
 
     Raises:
         OldTranscriptForm: the file is the older ``.txt`` form.

@@ -1,4 +1,4 @@
-"""Turns of a Factory Droid session (JSONL) — SPEC §2, §3; HOSTS.md §5.1.
+"""Turns of a Factory Droid session (JSONL) — design.md §2, §3; hosts.md (other hosts).
 
 Stdlib only: the Droid stop hook imports this on its path.
 
@@ -139,7 +139,7 @@ def _records(path: Path) -> list[dict[str, Any]]:
 
 
 def read_turns(path: str | Path) -> list[Turn]:
-    """Every root turn of a Droid session file, by the Claude Code rules (SPEC §2, §3).
+    """Every root turn of a Droid session file, by the Claude Code rules (design.md §2, §3).
 
     Raises:
         UsageError: the file is missing or unreadable.

@@ -2,7 +2,7 @@
 
 Most stops need no audit: Jev is disabled in the profile, the stop is a subagent's,
 the session is in plan mode, or the agent did not use its Todo tool in this turn
-(SPEC §2). For those the full hook (:mod:`jev.hosts.hook`) would print nothing and
+(design.md §2). For those the full hook (:mod:`jev.hosts.hook`) would print nothing and
 exit 0; :func:`quick_skip` reaches the same answer while importing only ``os``,
 ``json``, :mod:`jev.hosts.registry` and the host's adapter module (stdlib only at
 import time) — no dataclasses, no settings parser, no transcript reader — so a hook
@@ -14,7 +14,7 @@ does not understand. The full hook re-decides from scratch, so a False costs tim
 never correctness. Certainty rules:
 
 * the adapter's :meth:`~jev.hosts.base.HostAdapter.fast_kind` says ``subagent-stop``
-  (subagent stops are never audited, SPEC §14; HOSTS.md §1.3); a kind other than
+  (subagent stops are never audited, design.md §14; hosts.md (Claude Code)); a kind other than
   ``stop`` goes to the full hook;
 * the profile's ``enabled`` is certainly false: the user's profile file, read as text,
   has a plain top-level ``enabled = false`` line, or has no ``enabled`` key and the

@@ -1,4 +1,4 @@
-"""Turns of a Gemini CLI chat file — SPEC §2, §3; HOSTS.md §4.1.
+"""Turns of a Gemini CLI chat file — design.md §2, §3; hosts.md (Gemini CLI).
 
 Stdlib only: the Gemini stop hook (``AfterAgent``) imports this on its path.
 
@@ -30,7 +30,7 @@ messages are *not* openings: tool responses (``functionResponse`` parts, recorde
 ``user`` so history stays linear), Gemini's own ``"Please continue."`` (next-speaker
 check, ``client.ts``), and Jev's own supplement coming back as a prompt after a
 ``deny`` (``client.ts`` sends the reason with ``sendMessageStream``, which records it):
-these continue the open turn, so a retry keeps the turn and its key (SPEC §3, §8).
+these continue the open turn, so a retry keeps the turn and its key (design.md §3, §8).
 The request is ``displayContent`` when present (what the user typed, before ``@file``
 expansion), else ``content``, with any ``<hook_context>`` block removed.
 
@@ -362,7 +362,7 @@ def _to_turn(acc: _Acc, number: int) -> Turn:
 
 
 def read_turns(path: str | Path, *, is_supplement: SupplementTest | None = None) -> list[Turn]:
-    """Every turn of a Gemini chat file, in order (SPEC §2, §3).
+    """Every turn of a Gemini chat file, in order (design.md §2, §3).
 
     Raises:
         UsageError: the file is missing or unreadable.

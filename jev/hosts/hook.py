@@ -1,6 +1,6 @@
 """The generic stop-hook runner: host stdin → current turn → :class:`jev.auditor.Auditor` → answer.
 
-One call of :func:`run_stop_hook` is one stop of one host (SPEC §2, §8, §12, §14). The
+One call of :func:`run_stop_hook` is one stop of one host (design.md §2, §8, §12, §14). The
 host's adapter (:mod:`jev.hosts.base`, looked up in :mod:`jev.hosts.registry`) does
 everything host-specific; this module does the rest, the same for every host:
 
@@ -11,7 +11,7 @@ everything host-specific; this module does the rest, the same for every host:
    adapter's own gates (e.g. work deferred for background tasks: no audit, nothing
    counted);
 5. the current turn from the adapter (its transcript reader; the host's
-   ``last_assistant_message`` wins over a transcript that may lag, HOSTS.md §1.2);
+   ``last_assistant_message`` wins over a transcript that may lag, hosts.md (Claude Code));
    Jev's own supplement coming back as a new user message keeps the turn's key and
    original request, so the per-turn budget cannot be reset by the host;
 6. no Todo use in this turn → nothing;
@@ -21,7 +21,7 @@ everything host-specific; this module does the rest, the same for every host:
 Any exception on the way is caught: the hook answers with exit 0 and one notice line
 (fail open) and appends the failure to ``<jev_home>/hook-errors.jsonl`` (stderr only when
 even that is impossible). ``stop_hook_active`` is read but never trusted: Jev's per-turn
-supplement counter in the store is the loop guard (HOSTS.md §1.6; Codex has no host-side
+supplement counter in the store is the loop guard (hosts.md (Claude Code); Codex has no host-side
 cap, §3.3).
 """
 

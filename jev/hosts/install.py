@@ -1,4 +1,4 @@
-"""Installers: merge Jev's hook entries into a host's hook configuration (SPEC §12).
+"""Installers: merge Jev's hook entries into a host's hook configuration (design.md §12).
 
 The generic part: each host's adapter describes its files, scopes, handler shape and
 timeout unit (:class:`jev.hosts.base.Installer`, e.g.
@@ -352,7 +352,7 @@ def hook_timeout_s(profile: str | None = None) -> int:
 
 
 #: Handler fields that hold a command: ``command`` (most hosts); ``bash`` and
-#: ``powershell`` (GitHub Copilot CLI, HOSTS.md §5.1).
+#: ``powershell`` (GitHub Copilot CLI, hosts.md (other hosts)).
 COMMAND_FIELDS: tuple[str, ...] = ("command", "bash", "powershell")
 
 

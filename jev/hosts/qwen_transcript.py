@@ -1,4 +1,4 @@
-"""Turns of a Qwen Code session transcript (JSONL) — SPEC §2, §3; HOSTS.md §5.1.
+"""Turns of a Qwen Code session transcript (JSONL) — design.md §2, §3; hosts.md (other hosts).
 
 Stdlib only: the Qwen Code stop hook imports this on its path.
 
@@ -19,7 +19,7 @@ fixtures are source-derived.
 * **Turns.** A ``user`` record without ``subtype`` is a typed prompt and opens a turn,
   keyed by its ``promptId`` (else its ``uuid``); its text is
   ``systemPayload.displayText`` (what the user typed) or the text parts. A
-  ``mid_turn_user_message`` is the user's adjustment of the open turn (SPEC §3).
+  ``mid_turn_user_message`` is the user's adjustment of the open turn (design.md §3).
   ``notification``/``cron`` records open a turn nobody typed: its request is empty, so
   a Todo turn there is ``missing``. ``goal_runtime``/``realtime_message`` are ignored.
   Jev's own supplement coming back as a prompt continues the open turn.
@@ -221,7 +221,7 @@ def _records(path: Path) -> list[dict[str, Any]]:
 
 
 def read_turns(path: str | Path, *, is_supplement: SupplementTest | None = None) -> list[Turn]:
-    """Every root turn on the active branch of a Qwen Code transcript (SPEC §2, §3).
+    """Every root turn on the active branch of a Qwen Code transcript (design.md §2, §3).
 
     Raises:
         UsageError: the file is missing or unreadable.

@@ -1,4 +1,4 @@
-"""Small host-neutral helpers shared by the transcript readers (SPEC §3, §8).
+"""Small host-neutral helpers shared by the transcript readers (design.md §3, §8).
 
 Stdlib only and free of host names: the readers of each host import these on the stop
 hook's fast path.
@@ -6,7 +6,7 @@ hook's fast path.
 * :func:`is_jev_supplement` — does a user-side text carry Jev's own supplement? Hosts
   that deliver a steer as the *next user message* (Gemini's deny reason, Cursor's
   ``followup_message``, Copilot's block reason) write it into the transcript as a user
-  record; SPEC §3 says Jev's own supplement is never a new request, so readers keep
+  record; design.md §3 says Jev's own supplement is never a new request, so readers keep
   the turn open when they see one (design.md §3, §8).
 * :func:`marked_item` — a Todo item whose host status has no counterpart in SPEC's
   three (``blocked``, ``cancelled``, …) keeps its meaning in the material: the word goes

@@ -1,4 +1,4 @@
-"""The host registry: which adapter module serves which host (SPEC §12; issue 8 item 1).
+"""The host registry: which adapter module serves which host (design.md §12; issue 8 item 1).
 
 Stdlib only and import-light: ``jev hook`` looks its host up here on the fast path,
 before anything else is imported. Adapters are loaded lazily by module path, so a

@@ -3,7 +3,7 @@
 :class:`Turn` and what the readers share live in :mod:`jev.hosts.turns` (re-exported
 here).
 
-Jev reads a turn's material (SPEC §3) from these kinds of file:
+Jev reads a turn's material (design.md §3) from these kinds of file:
 
 * ``turn``: the generic turn JSON (``schemas/turn.schema.json``, :mod:`jev.hosts.turnfile`);
 * ``claude-code``: a Claude Code session transcript (JSONL, :mod:`jev.hosts.claude_code`);
@@ -123,8 +123,8 @@ def detect_format(path: str | Path) -> TurnFormat:
 
     Up to 20 lines are read whole (a first line of 64 KiB or more is fine). A
     first JSON line with ``type`` in the Codex rollout item types and a
-    ``payload`` is ``codex`` (HOSTS.md §3.1); one with a Claude Code record type,
-    ``sessionId`` or ``uuid`` is ``claude-code`` (HOSTS.md §2.2); a whole-file JSON
+    ``payload`` is ``codex`` (hosts.md (Codex CLI)); one with a Claude Code record type,
+    ``sessionId`` or ``uuid`` is ``claude-code`` (hosts.md (Claude Code)); a whole-file JSON
     object with ``request`` is ``turn``.
 
     Raises:
@@ -256,7 +256,7 @@ def _json_error_text(exc: ValueError) -> str:
 
 
 def _sniff_other(rec: dict[str, object]) -> TurnFormat | None:
-    """The format of one JSONL record of the newer hosts, or ``None`` (HOSTS.md §4, §5)."""
+    """The format of one JSONL record of the newer hosts, or ``None`` (hosts.md)."""
     rtype = rec.get("type")
     if isinstance(rtype, str) and "." in rtype and isinstance(rec.get("data"), dict):
         return "copilot"  # events.jsonl: {type: "session.start", data: {…}}
@@ -338,7 +338,7 @@ def read_current_turn(
         path: the file.
         fmt: ``auto`` or one of :data:`FORMATS`.
         last_assistant_message: the final answer the host passed to its Stop hook
-            (HOSTS.md §1.3, §3.3); preferred over the transcript, which may lag.
+            (hosts.md (Claude Code), §3.3); preferred over the transcript, which may lag.
 
     Raises:
         UsageError: missing/unreadable file, unknown format, invalid turn file.

@@ -1,4 +1,4 @@
-"""The generic turn file: one JSON object holding a turn's material (SPEC §3, §12).
+"""The generic turn file: one JSON object holding a turn's material (design.md §3, §12).
 
 Shape: ``schemas/turn.schema.json`` — ``request`` (one or more strings), ``todos``
 (``content`` + ``status``), ``final_answer``, optional ``todo_used`` (default
@@ -44,7 +44,7 @@ def turn_from_data(data: Any, source: str = "turn file") -> Turn:
     The key is the object's ``id`` when present, else ``sha256:`` + the first 16 hex
     digits of the SHA-256 of its first request message (stable while the turn's
     answer and Todos change). Status is ``ready`` when ``todo_used`` (default true),
-    else ``skipped`` (SPEC §2.3).
+    else ``skipped`` (design.md §2).
 
     Raises:
         UsageError: the object does not match the schema; the message names the

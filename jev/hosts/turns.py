@@ -32,7 +32,7 @@ __all__ = [
     "skip_running",
 ]
 
-#: Reasons shared by the readers (SPEC §2, §3, §14), so callers can compare them.
+#: Reasons shared by the readers (design.md §2, §3, §14), so callers can compare them.
 REASON_NO_TODO = "no Todo use in this turn"
 REASON_INTERRUPT = "ended by a user interrupt"
 REASON_RUNNING = "the turn has not ended"
@@ -44,25 +44,25 @@ REASON_NO_OPENING = (
 
 @dataclass(frozen=True, slots=True)
 class Turn:
-    """One turn of a session as read from a file (SPEC §1 "turn", §2, §3).
+    """One turn of a session as read from a file (design.md §1 "turn", §2, §3).
 
     Attributes:
         number: 1-based turn number in the file. ``0`` when the reader did not count
             earlier turns (:func:`read_current_turn`'s fast path reads backwards only
             as far as the current turn's opening record).
-        key: stable turn key (SPEC §14): the ``uuid`` of the opening record (Claude
+        key: stable turn key (design.md §14): the ``uuid`` of the opening record (Claude
             Code; its timestamp, or ``offset:<byte>`` when it has none), the
             ``turn_id`` (Codex; else the opening user message's timestamp), or the
             turn file's ``id``/request digest.
         material: the turn's material, or ``None`` when it cannot be obtained
             (status ``missing``). For a turn without Todo use the Todo list is empty:
-            a previous turn's Todos never count for this one (SPEC §2.3).
+            a previous turn's Todos never count for this one (design.md §2).
         todo_used: whether the Todo tool was used at least once in this turn (§2.3).
         status: ``ready`` (auditable), ``skipped`` (no audit due: no Todo use, user
-            interrupt) or ``missing`` (material missing, SPEC §3).
+            interrupt) or ``missing`` (material missing, design.md §3).
         reason: ``""`` when ready; otherwise a short human reason.
         ended_by_interrupt: the turn ended with a user interrupt (no Stop hook runs,
-            SPEC §14 "turns stopped by the user are out of scope").
+            design.md §14 "turns stopped by the user are out of scope").
         opening: what opened the turn: ``prompt``, ``slash-command``,
             ``task-notification``, ``subagent`` (a subagent's transcript, skipped) or
             ``missing`` (opening not in the file).

@@ -1,4 +1,4 @@
-"""Judges: the :class:`Judge` protocol and the registry of judge factories (SPEC §13).
+"""Judges: the :class:`Judge` protocol and the registry of judge factories (design.md §13).
 
 A judge turns one rendered :class:`~jev.domain.JudgeInput` into one raw
 :class:`~jev.domain.JudgeAnswer`. It never parses the verdict (the core does, with
@@ -55,7 +55,7 @@ __all__ = [
 
 @runtime_checkable
 class Judge(Protocol):
-    """What the core needs from any judge (SPEC §5, §6, §13).
+    """What the core needs from any judge (design.md §5, §6, §13).
 
     Attributes:
         info: provider name, model name and whether the judge is a heuristic.
@@ -89,7 +89,7 @@ _lock = registry._lock
 
 
 def register_judge(name: str, factory: JudgeFactory | str) -> None:
-    """Register (or replace) the judge called ``name`` (SPEC §10 ``judge.provider``).
+    """Register (or replace) the judge called ``name`` (design.md §10 ``judge.provider``).
 
     Installed distributions can also register judges without any code running, through
     the ``jev.judges`` entry-point group (see :mod:`jev.registry`).
@@ -138,7 +138,7 @@ def _resolve(name: str, path: str) -> JudgeFactory:
 
 
 def create_judge(settings: JudgeSettings) -> Judge:
-    """Build the judge named by ``settings.provider`` (SPEC §10, §13).
+    """Build the judge named by ``settings.provider`` (design.md §10, §13).
 
     A name that is not built in or registered in this process is looked up among the
     installed ``jev.judges`` entry points.

@@ -1,4 +1,4 @@
-"""The one boundary where httpx errors become :mod:`jev.errors` (SPEC §6, §11, §13).
+"""The one boundary where httpx errors become :mod:`jev.errors` (design.md §6, §11, §13).
 
 Both HTTP judges (``openai``, ``anthropic``) POST one JSON body per judge call through
 :class:`JsonPoster` and get back the parsed JSON object plus the latency. Every failure
@@ -569,7 +569,7 @@ class HttpJudge:
 
     @classmethod
     def from_settings(cls, settings: JudgeSettings) -> Self:
-        """Registry factory: build from a profile's ``[judge]`` table (SPEC §10).
+        """Registry factory: build from a profile's ``[judge]`` table (design.md §10).
 
         Raises:
             SettingsError: ``judge.model`` is empty.

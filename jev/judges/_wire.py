@@ -93,7 +93,7 @@ def _clamp_delay(seconds: float) -> float:
 
 def read_api_key(env_name: str, environ: Mapping[str, str] | None = None) -> str | None:
     """The API key held by environment variable ``env_name``, or ``None`` when unset
-    or blank (SPEC §10: only the variable's name is ever stored). Surrounding
+    or blank (design.md §10: only the variable's name is ever stored). Surrounding
     whitespace is stripped. ``environ`` defaults to :data:`os.environ`.
 
     Raises:
@@ -116,7 +116,7 @@ def is_context_length_message(text: str) -> bool:
     """True when a provider's error text says the input exceeds the model's context.
 
     Matches OpenAI (``context_length_exceeded``, "maximum context length"), Anthropic
-    ("prompt is too long"), llama.cpp, vLLM and DeepSeek wordings (SPEC §7: the
+    ("prompt is too long"), llama.cpp, vLLM and DeepSeek wordings (design.md §7: the
     character budget does not promise the provider's token capacity).
     """
     lowered = text.lower()
@@ -124,7 +124,7 @@ def is_context_length_message(text: str) -> bool:
 
 
 class ProviderHTTPError(TransportError):
-    """A non-2xx HTTP status from the provider (SPEC §6), already classified.
+    """A non-2xx HTTP status from the provider (design.md §6), already classified.
 
     Attributes:
         provider_message: the provider's own error message (``error.message`` of the

@@ -1,4 +1,4 @@
-"""The ``anthropic`` judge: Anthropic Messages API over httpx (SPEC §13).
+"""The ``anthropic`` judge: Anthropic Messages API over httpx (design.md §13).
 
 One call is ``POST {base_url}/v1/messages`` with headers ``x-api-key`` (only when the
 variable named by ``judge.api_key_env``, default ``ANTHROPIC_API_KEY``, holds a
@@ -18,7 +18,7 @@ plain text, and the base URL is remembered for the run. The mode used is
 :attr:`JudgeAnswer.reply_mode`.
 
 The system block carries ``cache_control`` so the fixed rules (identical across
-audits, SPEC §5) are a prompt-cache prefix; prompts shorter than the model's minimum
+audits, design.md §5) are a prompt-cache prefix; prompts shorter than the model's minimum
 cacheable length are simply processed uncached (no error).
 
 ``judge.base_url`` is the API root like the SDK's ``ANTHROPIC_BASE_URL`` (default

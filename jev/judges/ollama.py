@@ -1,4 +1,4 @@
-"""The ``ollama`` judge: Ollama's native chat API with a constrained reply (SPEC §13;
+"""The ``ollama`` judge: Ollama's native chat API with a constrained reply (design.md §13;
 design.md §6).
 
 One call is ``POST {base_url}/api/chat`` (default base ``http://localhost:11434``; a

@@ -1,4 +1,4 @@
-"""The ``openai`` judge: any OpenAI-compatible Chat Completions endpoint (SPEC §13).
+"""The ``openai`` judge: any OpenAI-compatible Chat Completions endpoint (design.md §13).
 
 Works with OpenAI, DeepSeek, OpenRouter, vLLM, llama.cpp server, LM Studio and
 Ollama. ``judge.base_url`` is used as given plus ``/chat/completions`` (exactly like
@@ -18,7 +18,7 @@ The key comes from the environment variable named by ``judge.api_key_env`` (defa
 variable holds a value, so local servers work without one.
 
 One call sends exactly two messages, ``system`` = the fixed rules and ``user`` = the
-material (SPEC §5: rules first so providers can cache the prefix), with
+material (design.md §5: rules first so providers can cache the prefix), with
 ``temperature`` and a constrained reply (:mod:`jev.judges.constrained`):
 ``response_format: {"type": "json_schema", "json_schema": {"name": "record_verdict",
 "strict": true, "schema": <this audit's schema>}}``. If the provider refuses it (HTTP

@@ -1,4 +1,4 @@
-"""The ``scripted`` judge: canned replies for tests and replay (SPEC §11, §13).
+"""The ``scripted`` judge: canned replies for tests and replay (design.md §11, §13).
 
 **For tests, not for real audits.** In Python, build it directly::
 

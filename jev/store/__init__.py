@@ -1,4 +1,4 @@
-"""Records and per-turn loop state in one database (SPEC §11, §14; design.md §11).
+"""Records and per-turn loop state in one database (design.md §11, §14; design.md §11).
 
 The store is a SQLite file under ``JEV_HOME`` by default; both backends run the same
 ordered :data:`MIGRATIONS` and share one interface, :class:`Store`.

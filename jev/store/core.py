@@ -86,7 +86,7 @@ class Transaction:
 
 
 class Store:
-    """Jev's database of records and per-turn state (SPEC §11, §14).
+    """Jev's database of records and per-turn state (design.md §11, §14).
 
     Args:
         path: the SQLite database file, or a store URL (``sqlite:///path``,
@@ -215,7 +215,7 @@ class Store:
     # -- per-turn state --------------------------------------------------------------
 
     def get_turn(self, key: TurnKey) -> TurnRow | None:
-        """The stored state of ``key``'s turn, or ``None`` (SPEC §11 per-turn state)."""
+        """The stored state of ``key``'s turn, or ``None`` (design.md §11 per-turn state)."""
         with self._lock, self._errors("reading turn state"):
             return self._get_turn(self._db, key)
 

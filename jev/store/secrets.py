@@ -76,7 +76,7 @@ def redact(value: Any, extra_env_names: Sequence[str] = ()) -> Any:
 
     Replaces the values of :data:`KEY_ENV_NAMES` and ``extra_env_names`` found in the
     environment (when at least 8 characters long), ``Authorization``/``x-api-key``
-    header values and ``Bearer`` tokens with :data:`REDACTED` (SPEC §11). Tuples
+    header values and ``Bearer`` tokens with :data:`REDACTED` (design.md §11). Tuples
     come back as lists.
     """
     return scrub(value, secret_values(extra_env_names))

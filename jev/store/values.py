@@ -16,7 +16,7 @@ PRUNE_INTERVAL_S = 3600.0
 
 @dataclass(frozen=True, slots=True)
 class TurnKey:
-    """Identity of one turn's loop state (SPEC §14): host, session id, turn key."""
+    """Identity of one turn's loop state (design.md §14): host, session id, turn key."""
 
     host: str
     session: str

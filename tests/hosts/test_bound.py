@@ -1,4 +1,4 @@
-"""The supplement bound as an invariant, whatever the host does (issue 8 item 2, SPEC §8).
+"""The supplement bound as an invariant, whatever the host does (issue 8 item 2, design.md §8).
 
 A hypothesis state machine plays a host around the real stop-hook runner
 (:func:`jev.hosts.hook.run_stop_hook`, the code ``jev hook HOST`` runs) with a real

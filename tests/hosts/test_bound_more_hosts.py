@@ -1,5 +1,5 @@
 """The supplement bound for Gemini CLI, Cursor, Copilot CLI, Qwen Code and Droid
-(issue 9 item 5; SPEC §8), with the same hypothesis state machine idea as
+(issue 9 item 5; design.md §8), with the same hypothesis state machine idea as
 ``test_bound.py``: the real stop-hook runner, a real SQLite store, a real profile and a
 judge that never says ``complete``, driven by generated host behaviour — re-stops at any
 speed with the same or a changed report, Todo edits, ``stop_hook_active``

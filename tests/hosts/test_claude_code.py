@@ -1,4 +1,4 @@
-"""Claude Code transcript reader on real transcripts and hand-built fixtures (SPEC §2, §3)."""
+"""Claude Code transcript reader on real transcripts and hand-built fixtures (design.md §2, §3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Codex rollout reader on the real rollouts and a hand-built one (SPEC §2, §3; HOSTS §3)."""
+"""Codex rollout reader on the real rollouts and a hand-built one (design.md §2, §3; HOSTS §3)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def test_058_single_turn_plan_without_final_answer() -> None:
     assert len(turn.material.request) == 1  # not the response_item copy with context
     assert [i.status for i in turn.material.todos] == ["completed", "in_progress", "pending"]
     assert turn.material.todos[0].content.startswith("Inspect existing LM Studio")
-    assert turn.material.final_answer == ""  # recording stops mid-turn (SPEC §3: may be empty)
+    assert turn.material.final_answer == ""  # recording stops mid-turn (design.md §3: may be empty)
 
 
 def test_0104_turns_and_redacted_plans() -> None:

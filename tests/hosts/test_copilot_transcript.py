@@ -1,4 +1,4 @@
-"""Copilot CLI events.jsonl reader (SPEC §2, §3; HOSTS.md §5.1).
+"""Copilot CLI events.jsonl reader (design.md §2, §3; hosts.md (other hosts)).
 
 The two real Copilot CLI 1.0.74 sessions (../shared/real/) hold no todo writes, so the
 todo behaviour is pinned on ``copilot-documented-format-sql-todos.jsonl``, built from

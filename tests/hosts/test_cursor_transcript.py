@@ -1,8 +1,8 @@
-"""Cursor agent-transcript reader (SPEC §2, §3; HOSTS.md §4.2).
+"""Cursor agent-transcript reader (design.md §2, §3; hosts.md (Cursor)).
 
 No real Cursor transcript with ``TodoWrite`` is available under a reusable license
 (../shared/real/README.md); the fixtures follow the documented/secondhand format of
-HOSTS.md §4.2 and say ``documented-format`` in their names.
+hosts.md (Cursor) and say ``documented-format`` in their names.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Factory Droid session reader (SPEC §2, §3; HOSTS.md §5.1).
+"""Factory Droid session reader (design.md §2, §3; hosts.md (other hosts)).
 
 No real Droid session is available under a reusable license; the fixture follows the
-line shapes third-party readers describe (HOSTS.md §5.1 [S]) and says so in its name.
+line shapes third-party readers describe (hosts.md (other hosts) [S]) and says so in its name.
 """
 
 from __future__ import annotations

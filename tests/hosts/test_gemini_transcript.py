@@ -1,4 +1,4 @@
-"""Gemini CLI chat reader (SPEC §2, §3; HOSTS.md §4.1).
+"""Gemini CLI chat reader (design.md §2, §3; hosts.md (Gemini CLI)).
 
 No real Gemini chat file with a Todo tool exists under a reusable license
 (../shared/real/README.md), so the fixtures are built from gemini-cli@5411f113

@@ -1,4 +1,4 @@
-"""The right material from every transcript (issue 10 items 1–5; SPEC §2, §3).
+"""The right material from every transcript (issue 10 items 1–5; design.md §2, §3).
 
 Real transcripts (``tests/fixtures/real``) and verbatim excerpts of real ones
 (``tests/fixtures/excerpts``, see SOURCES.md there); hand-built records only where no

@@ -1,5 +1,5 @@
 """Format detection and ``jev audit`` for the Gemini, Cursor, Copilot, Qwen and Droid
-transcripts (SPEC §2, §3, §12). Fixture provenance: tests/fixtures/real/SOURCES.md."""
+transcripts (design.md §2, §3, §12). Fixture provenance: tests/fixtures/real/SOURCES.md."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """`jev hook gemini|cursor|copilot|qwen|droid` run as the hosts run them (a subprocess
 with the hook JSON on stdin), on the real Copilot CLI files and the documented-format
-fixtures; plus the Cursor payload reaching `jev hook claude-code` (SPEC §12; issue 9).
+fixtures; plus the Cursor payload reaching `jev hook claude-code` (design.md §12; issue 9).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Qwen Code transcript reader (SPEC §2, §3; HOSTS.md §5.1).
+"""Qwen Code transcript reader (design.md §2, §3; hosts.md (other hosts)).
 
 No real Qwen Code session with ``todo_write`` is available under a reusable license
 (../shared/real/README.md); the fixture is built from QwenLM/qwen-code

@@ -1,4 +1,4 @@
-"""Format detection, dispatch, the hook fast path and fuzzed transcripts (SPEC §2, §3)."""
+"""Format detection, dispatch, the hook fast path and fuzzed transcripts (design.md §2, §3)."""
 
 from __future__ import annotations
 

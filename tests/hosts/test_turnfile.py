@@ -1,4 +1,4 @@
-"""Generic turn files against schemas/turn.schema.json (SPEC §3, §12)."""
+"""Generic turn files against schemas/turn.schema.json (design.md §3, §12)."""
 
 from __future__ import annotations
 

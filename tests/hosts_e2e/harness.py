@@ -7,7 +7,7 @@ the real files in ``tests/fixtures/real/``: the 2.1.96 loopkit session for promp
 then runs the hook command exactly as the host does: a shell command (the one written
 by ``jev install`` into ``settings.json``, or ``<venv>/bin/jev hook …``) with the hook
 JSON on stdin. A ``{"decision":"block","reason":…}`` answer is applied as the host
-applies it (HOSTS.md §1.5 [S]): an ``isMeta`` user record ``"Stop hook feedback:\\n<reason>"``,
+applies it (hosts.md [S]): an ``isMeta`` user record ``"Stop hook feedback:\\n<reason>"``,
 after which the scripted agent responds and stops again.
 """
 
@@ -270,7 +270,7 @@ class ClaudeCodeSim:
 
     def run_turn(self, prompt: str, agent: Agent, *, max_stops: int = 8) -> list[HookRun]:
         """A whole turn: the prompt, the agent's work, stops and supplements until the
-        hook lets the turn end (Claude Code caps 8 consecutive blocks, HOSTS.md §1.6)."""
+        hook lets the turn end (Claude Code caps 8 consecutive blocks, hosts.md (Claude Code))."""
         self.prompt(prompt)
         agent(self, 0, "")
         runs = [self.stop()]
@@ -282,7 +282,7 @@ class ClaudeCodeSim:
 
 @dataclass
 class CodexSim:
-    """A thin Codex rollout writer (``{timestamp,type,payload}`` lines, HOSTS.md §3.1)."""
+    """A thin Codex rollout writer (``{timestamp,type,payload}`` lines, hosts.md (Codex CLI))."""
 
     folder: Path
     stop_command: str = f"{JEV} hook codex"
@@ -371,7 +371,7 @@ class CodexSim:
         assert run.code == 0, run.stderr
         if run.blocked:
             hook_run = uuid.uuid4()
-            # Codex persists the continuation prompt as a user message (HOSTS.md §3.3 [S]).
+            # Codex persists the continuation prompt as a user message (hosts.md (Codex CLI) [S]).
             self._line(
                 "response_item",
                 {

@@ -1,7 +1,7 @@
 """Simulators of Gemini CLI, Cursor, Copilot CLI, Qwen Code and Factory Droid sessions.
 
 Each writes its host's transcript in the shape its reader documents (Gemini:
-gemini-cli@5411f113 record stream; Cursor: HOSTS.md §4.2 agent-transcript JSONL;
+gemini-cli@5411f113 record stream; Cursor: hosts.md (Cursor) agent-transcript JSONL;
 Copilot: the real 1.0.74 ``events.jsonl`` event shapes; Qwen: ``ChatRecord``; Droid:
 third-party session lines), builds the stop hook's stdin as the host sends it, and
 applies a steer the way the host does: Gemini sends the deny reason as a new message

@@ -125,7 +125,7 @@ def test_deferred_stop_is_audited_when_the_background_work_ends(
     sim.say("The build is running in the background; I'll fix failures when it ends.")
     task = {"id": "b1", "type": "shell", "status": "running", "description": "make all"}
     assert not sim.stop(background_tasks=[task]).blocked and judge.count == 0
-    # the task ends: Claude Code opens a turn with a <task-notification> (HOSTS.md §1.12)
+    # the task ends: Claude Code opens a turn with a <task-notification> (hosts.md (Claude Code))
     sim._append(
         {
             "type": "user",

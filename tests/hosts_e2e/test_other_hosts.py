@@ -57,7 +57,7 @@ def _gemini_chat(path: Path, prompt: str, todos: list[dict[str, str]] | None) ->
 def test_gemini_after_agent_denies_then_keeps_the_turn_on_the_retry(
     tmp_path: Path, judge: FakeProvider
 ) -> None:
-    """Gemini's real retry shape (HOSTS.md §4.1, client.ts): the deny reason is recorded
+    """Gemini's real retry shape (hosts.md (Gemini CLI), client.ts): the deny reason is recorded
     as a new user message of the same prompt, and the retry's AfterAgent repeats the
     *original* prompt with a cumulative prompt_response and stop_hook_active true."""
     judge.script(verdict("contradiction", "T2"), verdict("complete", "none"))

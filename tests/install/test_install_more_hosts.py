@@ -66,7 +66,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             },
         },
     },
-    # Cursor hooks docs (HOSTS.md §4.2): {version: 1, hooks: {stop: [{command, type?,
+    # Cursor hooks docs (hosts.md (Cursor)): {version: 1, hooks: {stop: [{command, type?,
     # timeout (s), loop_limit (n|null), failClosed?, matcher?}]}}.
     "cursor": {
         "type": "object",

@@ -1,4 +1,4 @@
-"""The Claude Code plugin folder (issue 8 item 8; HOSTS.md §1.10).
+"""The Claude Code plugin folder (issue 8 item 8; hosts.md (Claude Code)).
 
 The marketplace file names the plugin folder, the manifest names the plugin, and each
 command of ``hooks/hooks.json`` is run the way Claude Code runs a shell-form hook

@@ -1,8 +1,8 @@
 """Todo tools switched on at install (issue 8 item 4).
 
 Claude Code: ``env.CLAUDE_CODE_ENABLE_TODO_TOOLS = "1"`` in the settings file Jev
-writes its hooks to (HOSTS.md §2.5). Codex: ``[tools.update_plan] enabled = true`` in
-the scope's ``config.toml`` (HOSTS.md §3.2), edited with a style-preserving TOML library
+writes its hooks to (hosts.md (Claude Code)). Codex: ``[tools.update_plan] enabled = true`` in
+the scope's ``config.toml`` (hosts.md (Codex CLI)), edited with a style-preserving TOML library
 so the user's comments stay. ``--no-todo-tools`` opts out, ``--dry-run`` shows it, and
 ``uninstall`` removes only what Jev added. Real files under temp HOME/CODEX_HOME.
 """

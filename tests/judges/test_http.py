@@ -1,4 +1,4 @@
-"""The httpx boundary: Retry-After parsing, status classification, secrets (SPEC §6, §11)."""
+"""The httpx boundary: Retry-After parsing, status classification, secrets (design.md §6, §11)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ``openai`` judge against a real HTTP server on 127.0.0.1 (SPEC §6, §13)."""
+"""The ``openai`` judge against a real HTTP server on 127.0.0.1 (design.md §6, §13)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The judge registry (SPEC §10 ``judge.provider``, §13)."""
+"""The judge registry (design.md §10 ``judge.provider``, §13)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The scripted judge (SPEC §13: "a scripted/replay judge for tests and replay")."""
+"""The scripted judge (design.md §13: "a scripted/replay judge for tests and replay")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Table-driven tests of the supplement loop (SPEC §8, seed "行为示例" / "怎样补充与复核")."""
+"""Table-driven tests of the supplement loop (design.md §8, seed "行为示例" / "怎样补充与复核")."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ class Row:
 
 
 ROWS = [
-    # SPEC §8 table, one row each.
+    # design.md §8 table, one row each.
     Row("complete ends normally", 3, ["complete"], ["finish:0"], "done", 1, 0),
     Row(
         "omission with budget left", 3, ["omission"], ["supplement:1"], "awaiting-supplement", 1, 1

@@ -1,4 +1,4 @@
-"""`jev prompt-section` through a real subprocess (SPEC §9)."""
+"""`jev prompt-section` through a real subprocess (design.md §9)."""
 
 from __future__ import annotations
 

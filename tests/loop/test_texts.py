@@ -1,4 +1,4 @@
-"""Supplement, notices, report line and system-prompt section (SPEC §6–§9)."""
+"""Supplement, notices, report line and system-prompt section (design.md §6–§9)."""
 
 from __future__ import annotations
 

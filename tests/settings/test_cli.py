@@ -1,4 +1,4 @@
-"""The settings commands end to end: each step in a NEW process (SPEC §10: save 2, read 2)."""
+"""The settings commands end to end: each step in a NEW process (design.md §10: save 2, read 2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Atomic, locked saves under concurrent and killed writers (SPEC §10), real processes."""
+"""Atomic, locked saves under concurrent and killed writers (design.md §10), real processes."""
 
 from __future__ import annotations
 

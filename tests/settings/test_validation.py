@@ -1,4 +1,4 @@
-"""Validation of every settings key (SPEC §10), in-process, against real files."""
+"""Validation of every settings key (design.md §10), in-process, against real files."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""No API key ever reaches the database file or an export (SPEC §11)."""
+"""No API key ever reaches the database file or an export (design.md §11)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Claude Code: ``Stop``/``SubagentStop``/``SessionStart`` hooks (HOSTS.md §1, §2).
+"""Claude Code: ``Stop``/``SubagentStop``/``SessionStart`` hooks (hosts.md (Claude Code), §2).
 
 * **stdin** (CCDOCS hooks.md "Common input fields", "Stop input"): every field except
   ``hook_event_name`` is optional across versions. ``prompt_id`` (≥ 2.1.196) names the
@@ -9,9 +9,9 @@
   contracts, so Jev never exits 2; ``systemMessage`` is shown to the user only.
 * **turn**: the transcript JSONL read backwards to the last typed prompt
   (:mod:`jev.hosts.claude_code`); ``last_assistant_message`` wins over the transcript,
-  which "may lag" (HOSTS.md §1.2).
+  which "may lag" (hosts.md (Claude Code)).
 * **install**: ``~/.claude/settings.json`` (user), ``.claude/settings.json`` (project),
-  ``.claude/settings.local.json`` (local); ``timeout`` in seconds (HOSTS.md §1.1).
+  ``.claude/settings.local.json`` (local); ``timeout`` in seconds (hosts.md (Claude Code)).
 
 Stdlib only at import time (the fast path imports this module for every stop).
 """
@@ -138,7 +138,7 @@ class ClaudeCodeAdapter:
         self.version = tail.version
         lagging = ""
         if hook.prompt_id and tail.prompt_ids and hook.prompt_id not in tail.prompt_ids:
-            # HOSTS.md §1.9: never audit the previous turn's request against this answer.
+            # hosts.md (Claude Code): never audit the previous turn's request against this answer.
             lagging = "the transcript has not caught up with this prompt yet"
         elif hook.last_assistant_message is None and tail.in_tool:
             lagging = "the transcript does not show the end of this turn (it ends in a tool call)"
@@ -157,7 +157,7 @@ class ClaudeCodeAdapter:
     def render(self, answer: HookAnswer, hook: HookInput | None = None) -> tuple[str, str]:
         """To steer: ``hookSpecificOutput.additionalContext`` when the transcript shows
         Claude Code ≥ 2.1.163, else ``{"decision":"block","reason":…}``;
-        ``systemMessage`` for a notice; "" for nothing (HOSTS.md §1.4)."""
+        ``systemMessage`` for a notice; "" for nothing (hosts.md (Claude Code))."""
         from jev.hosts.base import cap, json_line
 
         out: dict[str, Any] = {}
@@ -167,7 +167,7 @@ class ClaudeCodeAdapter:
             and _at_least(self.version, STOP_CONTEXT_SINCE)
         ):
             # Non-error continuation: not shown to the user as a hook error; same loop
-            # protections as a block (HOSTS.md §1.4, hooks.md "Stop decision control").
+            # protections as a block (hosts.md (Claude Code), hooks.md "Stop decision control").
             out["hookSpecificOutput"] = {
                 "hookEventName": "Stop",
                 "additionalContext": cap(answer.steer),
@@ -183,7 +183,7 @@ class ClaudeCodeAdapter:
     def render_session_start(self, context: str | None) -> str:
         """``SessionStart`` output adding ``context`` to the conversation, or "" for
         nothing: ``{"hookSpecificOutput":{"hookEventName":"SessionStart",
-        "additionalContext":…}}`` (HOSTS.md §1.8)."""
+        "additionalContext":…}}`` (hosts.md (Claude Code))."""
         from jev.hosts.base import cap, json_line
 
         if context is None or not context.strip():
@@ -199,7 +199,7 @@ class ClaudeCodeAdapter:
 
 def from_cursor(data: Mapping[str, Any]) -> bool:
     """True for a Cursor payload reaching the Claude Code hook: Cursor runs the Claude
-    Code settings hooks when third-party hooks are on (HOSTS.md §4.2). Its turn is the
+    Code settings hooks when third-party hooks are on (hosts.md (Cursor)). Its turn is the
     Cursor hook's to audit (``jev install cursor``), so this hook stays silent. A Cursor
     payload carries ``cursor_version``, or ``conversation_id`` + ``generation_id``
     without ``session_id``. Stdlib only, never raises."""
@@ -267,7 +267,7 @@ def installed_version() -> str:
 
 
 class ClaudeCodeInstaller:
-    """Claude Code settings files (HOSTS.md §1.1); ``timeout`` in seconds."""
+    """Claude Code settings files (hosts.md (Claude Code)); ``timeout`` in seconds."""
 
     scopes: tuple[str, ...] = ("user", "project", "local")
     entries: tuple[tuple[str, str], ...] = (
@@ -319,7 +319,7 @@ class ClaudeCodeInstaller:
         """``env.CLAUDE_CODE_ENABLE_TODO_TOOLS = "1"`` in the scope's settings file.
 
         Since 2.1.233 the Todo/Task tools are not given to newer models without it
-        (HOSTS.md §2.5, changelog 2.1.233; CCTOOLS-268). A settings ``env`` block is
+        (hosts.md (Claude Code), changelog 2.1.233; CCTOOLS-268). A settings ``env`` block is
         read "directly from the file" and accepts any documented variable (env-vars.md
         "In settings files", settings-reference.md ``env``), and field reports confirm
         it restores the tools (anthropics/claude-code#80015, #87057)."""
@@ -395,7 +395,7 @@ def _tail_line(tail: _Tail, raw: bytes) -> bool:
     return False
 
 
-#: ``system`` records written when a turn ends (HOSTS.md §1.5).
+#: ``system`` records written when a turn ends (hosts.md (Claude Code)).
 _END_SUBTYPES = frozenset({"stop_hook_summary", "turn_duration"})
 
 

@@ -1,4 +1,4 @@
-"""OpenAI Codex CLI: the ``Stop`` hook of the hooks framework (HOSTS.md §3).
+"""OpenAI Codex CLI: the ``Stop`` hook of the hooks framework (hosts.md (Codex CLI)).
 
 * **stdin** (CODEX ``stop.command.input.schema.json``): ``session_id``, ``turn_id``,
   ``transcript_path`` (**string or null**), ``cwd``, ``hook_event_name``, ``model``,
@@ -136,7 +136,7 @@ class CodexAdapter:
             out["systemMessage"] = notice
         # On allow, {"continue": true}: empty stdout was rejected as invalid Stop output
         # by some versions (warpdotdev/claude-code-warp#84, oraios/serena#1533) and {}
-        # by others (zilliztech/memsearch#592); {"continue": true} passed (HOSTS.md §3.3).
+        # by others (zilliztech/memsearch#592); {"continue": true} passed (hosts.md (Codex CLI)).
         return json_line(out or {"continue": True}), ""
 
     def render_session_start(self, context: str | None) -> str:
@@ -145,7 +145,7 @@ class CodexAdapter:
 
 
 class CodexInstaller:
-    """Codex ``hooks.json`` files (HOSTS.md §3.3); ``timeout`` in seconds
+    """Codex ``hooks.json`` files (hosts.md (Codex CLI)); ``timeout`` in seconds
     (``codex-rs/config/src/hook_config.rs``, openai/codex#35382)."""
 
     scopes: tuple[str, ...] = ("user", "project")
@@ -188,7 +188,7 @@ class CodexInstaller:
         """``[tools.update_plan] enabled = true`` in the scope's ``config.toml``.
 
         ``update_plan`` is registered only with it since 0.152.0 (openai/codex#41744;
-        HOSTS.md §3.2); config layers sit next to ``hooks.json`` (§3.3)."""
+        hosts.md (Codex CLI)); config layers sit next to ``hooks.json`` (§3.3)."""
         from jev.hosts.base import ConfigSetting
 
         folder = self.config_path(scope, project).parent
@@ -202,7 +202,7 @@ class CodexInstaller:
         )
 
     def notes(self) -> tuple[str, ...]:
-        """Codex re-asks the user to trust a new or changed hook (HOSTS.md §3.3)."""
+        """Codex re-asks the user to trust a new or changed hook (hosts.md (Codex CLI))."""
         return (
             "note: Codex runs a new or changed hook only after you review and trust it "
             "(/hooks in Codex): after this install, open /hooks and trust Jev's Stop hook.",

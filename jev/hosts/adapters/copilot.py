@@ -1,4 +1,4 @@
-"""GitHub Copilot CLI: the ``agentStop`` hook (HOSTS.md §5.1).
+"""GitHub Copilot CLI: the ``agentStop`` hook (hosts.md (other hosts)).
 
 Sources: docs.github.com ``copilot-cli-reference/cli-hooks-reference`` and
 ``customize-copilot/use-hooks`` [V]; github/docs#43876 (payload) [S]; the two real
@@ -22,7 +22,7 @@ log eight real ``agentStop`` inputs).
   "powershell", "timeoutSec"}]}}`` in ``<project>/.github/hooks/jev.json`` (the CLI
   loads ``.github/hooks/*.json`` from the working folder; the cloud agent from the
   default branch) or ``~/.copilot/hooks/jev.json`` (user; whether the CLI loads it is
-  not verified, HOSTS.md §7).
+  not verified, hosts.md).
 """
 
 from __future__ import annotations

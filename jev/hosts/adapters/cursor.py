@@ -1,4 +1,4 @@
-"""Cursor: the ``stop`` hook (HOSTS.md §4.2; cursor.com/docs/agent/hooks as quoted by
+"""Cursor: the ``stop`` hook (hosts.md (Cursor); cursor.com/docs/agent/hooks as quoted by
 third-party references [S]).
 
 * **stdin**: ``conversation_id`` (session), ``generation_id`` (turn), ``status``
@@ -15,7 +15,7 @@ third-party references [S]).
   transcript that lags), the turn Jev last steered in this conversation is kept.
   The older ``.txt`` transcript is named in the notice. A turn without Todo use is a
   silent skip. A stop whose ``status`` is not ``completed`` is not audited.
-* **Claude Code hooks run by Cursor** (third-party hooks, HOSTS.md §4.2): a Cursor
+* **Claude Code hooks run by Cursor** (third-party hooks, hosts.md (Cursor)): a Cursor
   payload reaching ``jev hook claude-code`` is recognised there
   (:func:`jev.hosts.adapters.claude_code.from_cursor`) and skipped silently; the native
   Cursor hook audits the turn.

@@ -1,4 +1,4 @@
-"""Factory Droid: the Claude-style ``Stop`` hook (HOSTS.md §5.1).
+"""Factory Droid: the Claude-style ``Stop`` hook (hosts.md (other hosts)).
 
 Sources: docs.factory.ai ``reference/hooks-reference`` [V]; the session file format
 from third-party readers [S] (:mod:`jev.hosts.droid_transcript`).

@@ -1,4 +1,4 @@
-"""Gemini CLI: the ``AfterAgent`` hook (HOSTS.md §4.1; gemini-cli@5411f113).
+"""Gemini CLI: the ``AfterAgent`` hook (hosts.md (Gemini CLI); gemini-cli@5411f113).
 
 * **stdin** (``docs/hooks/reference.md``): ``session_id``, ``transcript_path`` ("" when
   nothing is recorded), ``cwd``, ``hook_event_name``, ``timestamp``, plus ``prompt``,
@@ -22,7 +22,7 @@
   ``<project>/.gemini/settings.json`` (project), ``timeout`` in **milliseconds**
   (default 60000, below Jev's judge budget), and ``experimental.taskTracker: true``:
   ``write_todos`` is registered only for ``gemini-2.x`` models, not for the default
-  ``auto``, while the tracker tools exist for every model (``config.ts``; HOSTS.md
+  ``auto``, while the tracker tools exist for every model (``config.ts``; hosts.md
   §4.1). ``--no-todo-tools`` leaves it out.
 """
 

@@ -1,4 +1,4 @@
-"""Qwen Code: the Claude-style ``Stop`` hook (HOSTS.md §5.1).
+"""Qwen Code: the Claude-style ``Stop`` hook (hosts.md (other hosts)).
 
 Sources: QwenLM/qwen-code ``docs/users/features/hooks.md`` @00d06c8,
 ``packages/core/src/tools/todoWrite.ts`` @00f36e4 [V]; the transcript format from

@@ -1,4 +1,4 @@
-"""The offline ``rules`` judge: deterministic, zero-cost, heuristic (SPEC §5, §13).
+"""The offline ``rules`` judge: deterministic, zero-cost, heuristic (design.md §5, §13).
 
 It answers the same question as a model judge, from the numbered material alone
 (:class:`~jev.domain.Numbering`), with a fixed list of general English and Chinese
@@ -232,7 +232,7 @@ RULE_IDS: tuple[str, ...] = (
 
 
 def explain(numbering: Numbering) -> RuleHit:
-    """Run the rules on one numbered material and say which fired (SPEC §5, §13).
+    """Run the rules on one numbered material and say which fired (design.md §5, §13).
 
     Args:
         numbering: the material numbered by ``jev.positions.number``; Todo positions
@@ -260,7 +260,7 @@ def explain(numbering: Numbering) -> RuleHit:
 
 
 class RulesJudge:
-    """The offline heuristic judge (SPEC §13): the embedded default judge.
+    """The offline heuristic judge (design.md §13): the embedded default judge.
 
     ``info`` is ``JudgeInfo(provider="rules", model="heuristic-v1", heuristic=True)``;
     every reply carries ``"heuristic": true`` and the ``rule`` that fired. It reads the

@@ -197,7 +197,7 @@ _STOPWORDS = _W.words("stopwords")
 
 @dataclass(frozen=True, slots=True)
 class RuleHit:
-    """What the rules judge decided and why (SPEC §5; heuristic, see module docstring).
+    """What the rules judge decided and why (design.md §5; heuristic, see module docstring).
 
     Attributes:
         rule: the id of the rule that fired (one of :data:`RULE_IDS`).
@@ -220,7 +220,7 @@ class RuleHit:
 
         Returns:
             Compact JSON: ``{"assessment", "focus", "confidence", "rule", "why",
-            "heuristic": true}`` (SPEC §5 shape; extra keys are allowed). ``why`` is
+            "heuristic": true}`` (design.md §5 shape; extra keys are allowed). ``why`` is
             the rule's one-line English explanation, naming both sides of a conflict.
         """
         return json.dumps(
