@@ -29,6 +29,7 @@ def test_install_then_three_turns_show_exact_chains(
     project = tmp_path / "fresh-project"
     home.mkdir()
     project.mkdir()
+    (project / ".git").mkdir()  # a project as users have one: --scope project needs a marker
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     with FakeProvider() as fake:

@@ -53,6 +53,7 @@ def test_exec_form_when_the_host_supports_it(
     claude.write_text("#!/bin/sh\necho '2.1.240 (Claude Code)'\n")
     claude.chmod(claude.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    assert main(["profiles", "create", "web"]) == 0  # a named profile must exist first
     assert main(["install", "claude-code", "--enable", "--profile", "web"]) == 0
     settings = home / ".claude" / "settings.json"
     stop = json.loads(settings.read_text())["hooks"]["Stop"][0]["hooks"][0]
