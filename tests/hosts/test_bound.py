@@ -294,15 +294,15 @@ def make_machine(host: str, root: Path) -> type[RuleBasedStateMachine]:
     return Bound
 
 
-#: Hosts with a simulator in :class:`Host`; an adapter added without one is reported
-#: as skipped here (never as passed) until its simulator is added.
+#: Hosts simulated here; the other adapters (Gemini CLI, Cursor, Copilot CLI, Qwen Code,
+#: Droid) run the same kind of state machine in ``test_bound_more_hosts.py``.
 SIMULATED = ("claude-code", "codex")
 
 
 @pytest.mark.parametrize("host", host_names())
 def test_bound_holds_whatever_the_host_does(host: str, tmp_path: Path) -> None:
     if host not in SIMULATED:
-        pytest.skip(f"no host simulator for {host} in this test yet")
+        pytest.skip(f"{host}: its state machine is in tests/hosts/test_bound_more_hosts.py")
     run_state_machine_as_test(
         make_machine(host, tmp_path),
         settings=settings(
