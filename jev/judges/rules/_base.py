@@ -256,7 +256,6 @@ class _View:
         self._claims: tuple[Position, ...] | None = None
         self._negated: tuple[Position, ...] | None = None
         self._denials: tuple[Position, ...] | None = None
-        self._thin: bool | None = None
         #: Facts a rule family computes once per material (e.g. the request's scope).
         self.cache: dict[str, object] = {}
 
@@ -265,14 +264,6 @@ class _View:
         if self._negated is None:
             self._negated = tuple(a for a in self.answers if _NEGATION.search(_strip_code(a.text)))
         return self._negated
-
-    def thin(self) -> bool:
-        """True when the ``thin-report`` rule fires on this material (computed once)."""
-        if self._thin is None:
-            from jev.judges.rules.thin import _rule_thin_report  # import cycle
-
-            self._thin = _rule_thin_report(self) is not None
-        return self._thin
 
     def negated_or_kept(self) -> tuple[Position, ...]:
         """Answer positions with a negation or a "kept / left in place" (computed once)."""

@@ -27,6 +27,7 @@ from jev.judges.rules._base import (
     _View,
     _Words,
 )
+from jev.judges.rules.thin import is_thin
 from jev.positions import sentences as _sentences
 
 _W = _Words("coverage")
@@ -79,7 +80,7 @@ _DELIVERED: dict[str, re.Pattern[str]] = {**_TOPICS, **_W.rx_table("delivered")}
 
 def _rule_deliverable_missing(view: _View) -> RuleHit | None:
     """``requested-deliverable-missing``: an asked-for test/doc/changelog/version never shows up."""
-    if view.thin():
+    if is_thin(view):
         return None  # a bare report mentions nothing; absence is no evidence
     report = view.todo_text + "\n" + view.answer_text
     for req in view.requests:
@@ -173,7 +174,7 @@ def _mentions_part(text: str, token: str) -> bool:
 def _rule_listed_item_missing(view: _View) -> RuleHit | None:
     """``listed-item-missing``: the request lists three or more things to act on; the
     Todos and the answer name all but one, and that one nowhere."""
-    if view.thin():
+    if is_thin(view):
         return None  # a bare report mentions nothing; absence is no evidence
     report = view.todo_text + "\n" + view.answer_text
     for req in view.requests:
@@ -218,7 +219,7 @@ _IDENTIFIER = re.compile(
 def _rule_required_name_missing(view: _View) -> RuleHit | None:
     """``required-name-missing``: a required field/flag named in the request (``request_id``)
     that neither the Todos nor the answer ever name."""
-    if view.thin():
+    if is_thin(view):
         return None  # a bare report mentions nothing; absence is no evidence
     report = view.todo_text + "\n" + view.answer_text
     for req in view.requests:
@@ -249,7 +250,7 @@ _RUN_ELSEWHERE = _W.rx("run_elsewhere")
 def _rule_requested_run_missing(view: _View) -> RuleHit | None:
     """``requested-run-missing``: the request asks for a test run and neither the Todo
     list nor the answer reports any run result (compiling is not running)."""
-    if view.thin():
+    if is_thin(view):
         return None  # a bare report mentions nothing; absence is no evidence
     from jev.judges.rules.scope import scope_of
 

@@ -23,6 +23,16 @@ _EVIDENCE = re.compile(
 _DEFERRAL = _W.rx("deferral")
 
 
+def is_thin(view: _View) -> bool:
+    """True when the ``thin-report`` rule fires on this material (computed once per
+    view; the absence rules of ``coverage`` stay silent on a thin report)."""
+    cached = view.cache.get("thin")
+    if not isinstance(cached, bool):
+        cached = _rule_thin_report(view) is not None
+        view.cache["thin"] = cached
+    return cached
+
+
 def _rule_thin_report(view: _View) -> RuleHit | None:
     """``thin-report``: an empty or bare "done" answer and no evidence in the Todos."""
     answer = view.answer_text.strip()
