@@ -58,10 +58,10 @@ BUILTIN_SETS: tuple[tuple[str, str], ...] = (
     ("rules_extra", "development"),
     ("heldout", "blind at first, then used for tuning"),
     ("heldout2", "blind at first, then used for tuning"),
-    ("heldout3", "blind, never used for tuning"),
+    ("heldout3", "blind at first, then used for tuning"),
     ("cases_round2", "development for issue 12"),
     ("issue12", "the issue's public cases, development"),
-    ("heldout4", "blind, never used for tuning"),
+    ("heldout4", "blind at first, then used for tuning"),
 )
 _PROBLEMS = frozenset(ASSESSMENTS) - {"complete"}
 

@@ -19,7 +19,7 @@ from jev.judges.rules._base import (
     _View,
     _Words,
 )
-from jev.judges.rules.scope import asks_for_requested_work, asks_to_continue
+from jev.judges.rules.scope import asks_for_requested_work, asks_outside_scope, asks_to_continue
 
 _W = _Words("asks")
 
@@ -161,7 +161,7 @@ def _rule_asks_user(view: _View) -> RuleHit | None:
     """``asks-user`` (needs-user) and ``already-authorized`` (omission)."""
     for pos in _closing_answers(view):
         kind = _ask_kind(view, pos)
-        if kind is None:
+        if kind is None or asks_outside_scope(view, pos):
             continue
         risky = bool(_RISKY.search(pos.text))
         if kind == "permission":
@@ -221,7 +221,7 @@ def _rule_asks_user(view: _View) -> RuleHit | None:
         if (
             (explicit and _EXPLICIT_ASK.search(pos.text))
             or (lacks and _LACKS_ACCESS.search(pos.text))
-        ) and not _OFFER.search(pos.text):
+        ) and not (_OFFER.search(pos.text) or asks_outside_scope(view, pos)):
             return _hit(
                 "asks-user",
                 "needs-user",

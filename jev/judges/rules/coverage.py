@@ -171,6 +171,10 @@ def _mentions_part(text: str, token: str) -> bool:
     return re.search(r"(?<![a-z0-9])" + re.escape(token) + r"(?![a-z0-9])", low) is not None
 
 
+#: A listed item that asks for the report itself ("paste the summary", "把结果告诉我").
+_REPORT_ITEM = _W.rx("report_item")
+
+
 def _rule_listed_item_missing(view: _View) -> RuleHit | None:
     """``listed-item-missing``: the request lists three or more things to act on; the
     Todos and the answer name all but one, and that one nowhere."""
@@ -189,8 +193,8 @@ def _rule_listed_item_missing(view: _View) -> RuleHit | None:
                 continue
             found = [any(_mentions_part(report, t) for t in toks) for toks in tokens]
             missing = [i for i, f in zip(items, found, strict=True) if not f]
-            if len(missing) != 1:
-                continue
+            if len(missing) != 1 or _REPORT_ITEM.search(missing[0]):
+                continue  # "paste the summary", "tell me the result": the answer is that
             if any(
                 _DESCOPE.search(later.text)
                 and any(_contains_token(later.text, t) for t in _item_tokens(missing[0]))

@@ -76,7 +76,7 @@ def _rule_partial_count(view: _View) -> RuleHit | None:
                 continue
             universal = _rx(
                 rf"\ball (the |of the )?{total}\b|\b{total}\s*/\s*{total}\b"
-                rf"|(全部|所有)\s*{total}|{total}\s*个[^，。]{{0,8}}(都|全部)"
+                rf"|(全部|所有)\s*{total}|{total}\s*个[^，。]{{0,16}}(都|全部)"
             )
             loose = _loose_universal(todo.text, m.end(), total)
             for a in view.answers:

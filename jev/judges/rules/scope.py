@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from jev.domain import Position
 from jev.judges.rules._base import (
     _NEGATION,
+    _REQUEST_NEGATED,
+    _STOPWORDS,
     _USER_CITED,
     RuleHit,
     _contains_token,
@@ -189,8 +191,10 @@ def _covered(view: _View, scope: Scope, todo: Position) -> bool:
         return True
     if scope.takeover:
         for clause in scope.takeover:
-            if _topics(clause) & _topics(text) or (
-                _TEST_WORK.search(clause) and _TEST_WORK.search(text)
+            if (
+                _topics(clause) & _topics(text)
+                or (_TEST_WORK.search(clause) and _TEST_WORK.search(text))
+                or _content_words(_strip_code(clause)) & _content_words(text)
             ):
                 return True
     for name in scope.reserved:
@@ -225,17 +229,47 @@ def _reported_done(view: _View, family: str) -> tuple[Position, str] | None:
     _words, done = _RESERVED[family]
     scope = scope_of(view)
     env = any(_ENVIRONMENT.search(s) for _, s in scope.conditions if _words.search(s))
+    limit = min(
+        (_number(m.group(1)) for _, s in scope.conditions for m in _THRESHOLD.finditer(s)),
+        default=None,
+    )
     for a in view.answers:
         for sentence in _sentences(a.text):
             plain = _strip_code(sentence)
-            if not done.search(plain) or _NEGATION.search(plain):
+            if env and not _ENVIRONMENT.search(sentence):
                 continue
-            if env and not _ENVIRONMENT.search(plain):
-                continue
-            if _NOT_DONE_YET.search(plain[: done.search(plain).start()]):  # type: ignore[union-attr]
-                continue
-            return a, sentence
+            for clause in _CLAUSE_BREAK.split(_PARENTHESES.sub(" ", plain)):
+                m = done.search(clause)
+                if m is None or _NEGATION.search(clause):
+                    continue
+                if _NOT_DONE_YET.search(clause[: m.start()]):
+                    continue
+                counts = [_number(n) for n in _COUNT.findall(clause)]
+                if limit is not None and counts and max(counts) <= limit:
+                    continue  # "if more than 1,000 rows …": 200 rows did not trigger it
+                return a, sentence
     return None
+
+
+#: The threshold of a condition ("if it would delete more than 1,000 rows", "超过 500 条").
+_THRESHOLD = re.compile(
+    r"(?:more than|over|above|exceeds?|at least|greater than|>=?|≥|超过|多于|大于|不少于)\s*"
+    r"(\d[\d,]*)",
+    re.I,
+)
+_COUNT = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(?![\w.])")
+
+
+def _number(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+#: A parenthetical aside ("(11 rows had no object)") says nothing of the main verb.
+_PARENTHESES = re.compile(r"\([^()]*\)|（[^（）]*）")
+
+#: Where a clause ends inside a sentence (a negation in one clause says nothing of the
+#: next: "staging 验证没问题，prod 也一并发了").
+_CLAUSE_BREAK = re.compile(r"[，;；]|,(?!\d)|\s(?=but\s)|但是|不过")
 
 
 def _rule_condition_ignored(view: _View) -> RuleHit | None:
@@ -268,7 +302,15 @@ def _rule_condition_triggered(view: _View) -> RuleHit | None:
         if _reported_done(view, family) is not None:
             continue
         open_items = [t for t in view.open_todos if words.search(t.text)]
-        said = [a for a in view.answers if words.search(_strip_code(a.text)) and "?" not in a.text]
+        asked = any(
+            words.search(s) and not _REQUEST_NEGATED.search(_strip_code(s))
+            for _, s in scope.conditions
+        )
+        said = [
+            a
+            for a in view.answers
+            if asked and words.search(_strip_code(a.text)) and "?" not in a.text
+        ]
         if not (open_items or said):
             continue
         focus = said[0] if said else open_items[0]
@@ -354,3 +396,27 @@ def asks_for_requested_work(view: _View, pos: Position) -> Position | None:
         ):
             return todo
     return None
+
+
+#: A request sentence that keeps something out of the turn ("prod 的配置不要动", "don't
+#: touch prod", "leave the mobile app alone").
+_KEEP_OUT = _W.rx("keep_out")
+_ASCII_WORD = re.compile(r"[a-z][a-z0-9_-]{2,}", re.I)
+
+
+def asks_outside_scope(view: _View, pos: Position) -> bool:
+    """A closing question about something the request kept out of this turn ("prod 要不要
+    同样调整？" after "prod 的配置不要动"), with no Todo item left open: an optional next
+    step for the user, not a decision this turn's completion waits on (design.md §5)."""
+    if view.open_todos:
+        return False
+    words = {w.lower() for w in _ASCII_WORD.findall(_strip_code(pos.text))} - _STOPWORDS
+    if not words:
+        return False
+    for req in view.requests:
+        for sentence in _sentences(req.text):
+            if not _KEEP_OUT.search(sentence):
+                continue
+            if any(_contains_token(sentence, w) for w in words):
+                return True
+    return False
