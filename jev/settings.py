@@ -10,9 +10,12 @@ Where things live
   file holds ONLY the keys the user set; every other key comes from the shipped defaults.
 
 Reading (:func:`load_settings`) is stdlib-only (``tomllib``) and cheap, so the hook's fast
-path can call it. Every key is validated against :mod:`jev.settings_keys` (the key
-table, re-exported here); an unknown key, a wrong type or an out-of-range
-value is a :class:`~jev.errors.SettingsError` naming the file and the key. A corrupted
+path can call it. Every key is validated against the pydantic model of a profile
+(:mod:`jev.settings_model`, built from the key table :mod:`jev.settings_keys`,
+re-exported here); an unknown key, a wrong type or an out-of-range value is a
+:class:`~jev.errors.SettingsError` naming the file, the line and the key. Values that
+:func:`jev.settings_keys.certainly_valid` accepts at a glance (the shipped defaults and
+the usual values) do not import pydantic, which would cost ~100 ms of start-up. A corrupted
 file is reported with its line and is never replaced silently.
 
 Writing (:func:`save_settings`, :func:`set_value`) validates first, then, under an
@@ -45,7 +48,8 @@ from jev.errors import SettingsError, UsageError
 from jev.files import STALE_LOCK_S, file_lock, write_atomic
 from jev.loop import MAX_SUPPLEMENTS_LIMIT
 from jev.paths import jev_home_str, profile_name_ok
-from jev.settings_keys import BUILTIN_JUDGES, KEYS, KeySpec, parse_raw, validate_value
+from jev.settings_check import check_document, parse_raw, validate_value
+from jev.settings_keys import BUILTIN_JUDGES, KEYS, KeySpec
 
 __all__ = [
     "BUILTIN_JUDGES",
@@ -268,46 +272,24 @@ def _flatten(
     *,
     lenient: bool = False,
 ) -> dict[str, Any]:
-    """TOML document -> ``{dotted key: value}``; SettingsError on unknown keys.
+    """TOML document -> ``{dotted key: value}``, validated (design.md §10).
 
-    Keys in ``replacing`` (about to be overwritten by a save) are dropped without
-    validation, so ``jev settings set KEY VALUE`` repairs a refused value in the file
-    (issue 10 item 8). Refused values are reported with the file and line; with
-    ``lenient`` (a save) they are kept as written, so one broken key never blocks
-    repairing another.
+    The first refusal of :func:`jev.settings_check.check_document` is raised with the
+    file and, for a value, its line. Keys in ``replacing`` (about to be overwritten by
+    a save) are dropped without validation, so ``jev settings set KEY VALUE`` repairs a
+    refused value in the file (issue 10 item 8); with ``lenient`` (a save) refused
+    values are kept as written, so one broken key never blocks repairing another.
     """
-    flat: dict[str, Any] = {}
-    for key, value in data.items():
-        if key == "judge":
-            if not isinstance(value, dict):
-                raise SettingsError(
-                    f"settings file {path}: 'judge' must be a table ([judge]); fix or remove it."
-                )
-            for sub, sub_value in value.items():
-                dotted = f"judge.{sub}"
-                if dotted not in KEYS:
-                    raise SettingsError(
-                        f"settings file {path}: unknown key {sub!r} in [judge]; known: "
-                        f"{', '.join(k[6:] for k in KEYS if k.startswith('judge.'))}. "
-                        "Remove or rename it."
-                    )
-                flat[dotted] = sub_value
-        elif key in KEYS and not key.startswith("judge."):
-            flat[key] = value
-        else:
-            raise SettingsError(
-                f"settings file {path}: unknown key {key!r}; known: "
-                f"{', '.join(k for k in KEYS if not k.startswith('judge.'))}, [judge]. "
-                "Remove or rename it."
-            )
-    for key in replacing:
-        flat.pop(key, None)
-    for key, value in flat.items():
-        try:
-            flat[key] = validate_value(key, value, profile=profile)
-        except SettingsError as exc:
-            if not lenient:
-                raise SettingsError(f"{_where(path, key)}: {exc}") from None
+    document = {k: v for k, v in data.items() if k not in replacing}
+    judge = document.get("judge")
+    if isinstance(judge, Mapping):
+        document["judge"] = {k: v for k, v in judge.items() if f"judge.{k}" not in replacing}
+    flat, problems = check_document(document, profile)
+    for problem in problems:
+        if problem.structural:
+            raise SettingsError(f"settings file {path}: {problem.message}")
+        if not lenient:
+            raise SettingsError(f"{_where(path, problem.key)}: {problem.message}")
     return flat
 
 
@@ -408,11 +390,9 @@ def validate_settings(settings: Settings) -> Settings:
     Raises:
         SettingsError: the first refused value, with the same message as a refused save.
     """
-    data = settings.to_json()
-    flat = {k: v for k, v in data.items() if k != "judge"}
-    flat.update({f"judge.{k}": v for k, v in data["judge"].items()})
-    for key in KEYS:
-        validate_value(key, flat[key], profile=settings.profile)
+    _, problems = check_document(settings.to_json(), settings.profile)
+    if problems:
+        raise SettingsError(problems[0].message)
     return settings
 
 

@@ -1,23 +1,36 @@
-"""The settings keys of design.md §10: their table (:data:`KEYS`), validation of a typed
-value (:func:`validate_value`) and parsing of command-line text (:func:`parse_raw`).
+"""The settings keys of design.md §10: their table (:data:`KEYS`: kind, bounds, accepted
+range in words, an example), the cheap :func:`certainly_valid` first look, the words of
+a refusal, and parsing of command-line text (:func:`parse_text`).
 
-Pure: no file is read or written here (:mod:`jev.settings` loads and saves profiles).
-Every refusal is a :class:`~jev.errors.SettingsError` naming the key, the accepted
-range and the command that fixes it.
+Pure and stdlib-only: no file is read or written here (:mod:`jev.settings` loads and
+saves profiles), and pydantic is not imported: the validating model of a profile is
+:mod:`jev.settings_model`, built from this table. Every refusal is a
+:class:`~jev.errors.SettingsError` naming the key, the accepted range and the command
+that fixes it.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from jev import registry
 from jev.errors import SettingsError
 from jev.loop import MAX_SUPPLEMENTS_LIMIT
 
-__all__ = ["BUILTIN_JUDGES", "KEYS", "KeySpec", "parse_raw", "validate_value"]
+__all__ = [
+    "BUILTIN_JUDGES",
+    "KEYS",
+    "KeySpec",
+    "certainly_valid",
+    "env_name_ok",
+    "fix_hint",
+    "looks_like_secret",
+    "parse_text",
+    "refusal",
+    "unknown_setting",
+]
 
 #: Judges always accepted for ``judge.provider`` without importing the registry.
 BUILTIN_JUDGES: tuple[str, ...] = tuple(registry.BUILTIN_JUDGES)
@@ -45,12 +58,6 @@ _KEY_PREFIXES = (
     "AIza",
 )
 _AWS_KEY_RE = re.compile(r"(?:AKIA|ASIA)[0-9A-Z]{16}")
-# Query parameter names that carry a credential (case-insensitive, any separator).
-_SECRET_PARAM_RE = re.compile(
-    r"(?:^|[-_.])(?:api[-_.]?key|key|token|access[-_.]?token|secret|password|passwd|pwd|"
-    r"apikey|auth|authorization|signature|sig|credential|credentials|bearer)$",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,20 +151,33 @@ KEYS: dict[str, KeySpec] = {
 }
 
 
-def _fix_hint(key: str, profile: str | None) -> str:
+def fix_hint(key: str, profile: str | None) -> str:
+    """The command that sets ``key`` to a valid example value in ``profile``."""
     spec = KEYS[key]
     where = f" --profile {profile}" if profile and profile != "default" else ""
     return f"run `jev settings set {key} {spec.example}{where}`"
 
 
-def _builtin_or_registered(name: str) -> tuple[bool, list[str]]:
-    if name in BUILTIN_JUDGES:
-        return True, list(BUILTIN_JUDGES)
-    # A non-built-in name: ask the registry (in-process registrations and plugins).
-    return registry.lookup(name) is not None, registry.judge_names()
+def refusal(key: str, value: object, why: str = "", *, profile: str | None = None) -> SettingsError:
+    """The refusal of ``value`` for ``key``: value, accepted range and the fixing command.
+
+    ``judge.api_key_env`` values are never shown (they may be the key itself).
+    """
+    spec = KEYS[key]
+    shown = repr(value) if not isinstance(value, bool) else str(value).lower()
+    extra = f" ({why})" if why else ""
+    return SettingsError(
+        f"{key} = {shown} is refused{extra}: accepted is {spec.accepted}; {fix_hint(key, profile)}."
+    )
 
 
-def _looks_like_secret(value: str) -> bool:
+def unknown_setting(key: str) -> SettingsError:
+    """The refusal of a dotted key that is not in :data:`KEYS`."""
+    return SettingsError(f"unknown setting {key!r}; known settings: {', '.join(KEYS)}.")
+
+
+def looks_like_secret(value: str) -> bool:
+    """Whether ``value`` looks like an API key rather than a variable name."""
     if value.startswith(_KEY_PREFIXES) or _AWS_KEY_RE.fullmatch(value):
         return True
     if len(value) > 100:
@@ -171,136 +191,53 @@ def _looks_like_secret(value: str) -> bool:
     )
 
 
-def validate_value(key: str, value: object, *, profile: str | None = None) -> object:
-    """Check one typed value against design.md §10 and return it (normalised).
+def env_name_ok(value: str) -> bool:
+    """Whether ``value`` is a plain environment-variable name and not a key."""
+    return bool(_ENV_NAME_RE.fullmatch(value)) and not looks_like_secret(value)
 
-    Args:
-        key: a dotted key of :data:`KEYS` (``max_supplements``, ``judge.model``, …).
-        value: the typed value (``int``, ``float``, ``bool`` or ``str`` as TOML gives them).
-            Strings are NOT converted: ``"3"`` for ``max_supplements`` is refused.
-        profile: only used to make the "how to fix" hint name the right profile.
 
-    Returns:
-        The value (``str`` values of ``judge.base_url``/``api_key_env`` unchanged).
+def certainly_valid(key: str, value: object) -> bool:
+    """True only when ``value`` is certainly accepted for ``key`` (design.md §10).
 
-    Raises:
-        SettingsError: unknown key, wrong type or out of range. The message names the key,
-            the value given (never for ``judge.api_key_env``), the accepted range and the
-            command that fixes it.
+    The cheap first look of every settings check: the shipped defaults and the usual
+    values pass it without importing pydantic (~100 ms of start-up, see
+    :mod:`jev.settings_model`). It never refuses: a False sends the value to the
+    pydantic model, which decides and words the refusal. A test checks that a True
+    is never wrong.
     """
     spec = KEYS.get(key)
     if spec is None:
-        raise SettingsError(f"unknown setting {key!r}; known settings: {', '.join(KEYS)}.")
-    hint = _fix_hint(key, profile)
-
-    def refuse(why: str = "") -> SettingsError:
-        shown = repr(value) if not isinstance(value, bool) else str(value).lower()
-        extra = f" ({why})" if why else ""
-        return SettingsError(
-            f"{key} = {shown} is refused{extra}: accepted is {spec.accepted}; {hint}."
-        )
-
+        return False
+    kind = type(value)
     if spec.kind == "bool":
-        if not isinstance(value, bool):
-            raise refuse()
-        return value
-    if spec.kind == "int":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise refuse("not an integer")
-        assert spec.low is not None and spec.high is not None
-        if not spec.low <= value <= spec.high:
-            raise refuse("out of range")
-        return value
-    if spec.kind == "number":
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise refuse("not a number")
-        if isinstance(value, float) and not math.isfinite(value):
-            raise refuse("not a finite number")
-        low, high = spec.low, spec.high
-        if low is not None and (value <= low if spec.low_exclusive else value < low):
-            raise refuse("out of range")
-        if high is not None and value > high:
-            raise refuse("out of range")
-        return value
-    if not isinstance(value, str):
-        if spec.kind == "env-name":
-            raise SettingsError(
-                f"{key} must be text (the NAME of an environment variable); {hint}."
-            )
-        raise refuse("not text")
+        return kind is bool
+    if spec.kind in ("int", "number"):
+        if kind is not int and not (spec.kind == "number" and kind is float):
+            return False
+        assert isinstance(value, int | float)
+        if not math.isfinite(value) or spec.low is None or spec.high is None:
+            return False
+        above = value > spec.low if spec.low_exclusive else value >= spec.low
+        return above and value <= spec.high
+    if kind is not str:
+        return False
+    assert isinstance(value, str)
     if spec.kind == "choice":
-        if value not in spec.choices:
-            raise refuse()
-        return value
+        return value in spec.choices
     if spec.kind == "provider":
-        ok, names = _builtin_or_registered(value)
-        if not ok:
-            raise SettingsError(
-                f"{key} = {value!r} is refused: not a registered judge; accepted: "
-                f"{', '.join(names)}; {hint}."
-            )
-        return value
+        return value in BUILTIN_JUDGES
     if spec.kind == "url":
-        return _validate_url(key, value, refuse)
+        return value == ""
     if spec.kind == "env-name":
-        return _validate_env_name(key, value, hint)
-    return value  # "str": any text
+        return value == "" or env_name_ok(value)
+    return True  # "str": any text
 
 
-def _validate_url(key: str, value: str, refuse: Callable[[str], SettingsError]) -> str:
-    if value == "":
-        return value
-    from urllib.parse import urlsplit
+def parse_text(key: str, raw: str, *, profile: str | None = None, exact: bool = False) -> object:
+    """Turn command-line (or form) text into the typed value for ``key``.
 
-    if any(c.isspace() for c in value) or any(ord(c) < 32 for c in value):
-        raise refuse("contains spaces or control characters")
-    try:
-        parts = urlsplit(value)
-        parts.port  # noqa: B018  (raises ValueError for a bad port)
-    except ValueError as exc:
-        raise refuse(f"not a valid URL: {exc}") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise refuse("not an http(s) URL with a host")
-    if parts.username or parts.password:
-        raise SettingsError(
-            f"{key} is refused: the URL carries credentials (user:password@), which Jev "
-            "never stores; put the key in an environment variable and name it with "
-            "`jev settings set judge.api_key_env NAME`."
-        )
-    from urllib.parse import parse_qsl
-
-    for name, _ in parse_qsl(parts.query + "&" + parts.fragment, keep_blank_values=True):
-        if _SECRET_PARAM_RE.search(name):
-            # Never echo the value (nor the URL): it holds the key.
-            raise SettingsError(
-                f"{key} is refused: the URL carries a credential in its query "
-                f"({name[:40]}=…), which Jev never stores; remove it, put the key in an "
-                "environment variable and name it with `jev settings set "
-                "judge.api_key_env NAME`."
-            )
-    return value
-
-
-def _validate_env_name(key: str, value: str, hint: str) -> str:
-    if value == "":
-        return value
-    if _looks_like_secret(value) or not _ENV_NAME_RE.fullmatch(value):
-        # Never echo the value: it may be the key itself.
-        if _looks_like_secret(value) or len(value) >= 20:
-            why = "the value looks like an API key (not shown)"
-        else:
-            why = "the value is not an environment-variable name (not shown)"
-        raise SettingsError(
-            f"{key} is refused: {why}. {key} holds only the NAME of the environment "
-            "variable that contains the key, e.g. DEEPSEEK_API_KEY; Jev never stores the "
-            f"key itself. Put the key in that variable (export DEEPSEEK_API_KEY=…) and "
-            f"{hint}."
-        )
-    return value
-
-
-def parse_raw(key: str, raw: str, *, profile: str | None = None, exact: bool = False) -> object:
-    """Turn command-line (or form) text into the typed value for ``key`` (then validate it).
+    The value is not yet checked against its range: :func:`jev.settings.parse_raw`
+    parses with this, then validates.
 
     Rules: ``bool`` keys accept ``true/false``, ``yes/no``, ``on/off`` (any case);
     integer keys accept only decimal integer text (``"3"``; not ``"3.0"``, ``"1e3"``,
@@ -317,13 +254,12 @@ def parse_raw(key: str, raw: str, *, profile: str | None = None, exact: bool = F
             a shell argument such as ``" 7 "`` means 7.
 
     Raises:
-        SettingsError: unknown key, unparsable text, or a value refused by
-            :func:`validate_value`.
+        SettingsError: unknown key or unparsable text.
     """
     spec = KEYS.get(key)
     if spec is None:
-        raise SettingsError(f"unknown setting {key!r}; known settings: {', '.join(KEYS)}.")
-    hint = _fix_hint(key, profile)
+        raise unknown_setting(key)
+    hint = fix_hint(key, profile)
     text = raw.strip()
     if exact and text != raw and spec.kind in ("bool", "int", "number"):
         raise SettingsError(
@@ -357,7 +293,7 @@ def parse_raw(key: str, raw: str, *, profile: str | None = None, exact: bool = F
             )
         value = float(text) if "." in text else int(text)
     elif spec.kind == "env-name":
-        value = raw  # never stripped or echoed: validate_value decides
+        value = raw  # never stripped or echoed: the validation decides
     else:
         value = raw
-    return validate_value(key, value, profile=profile)
+    return value
