@@ -1,9 +1,10 @@
 """The audit record: one per audit attempt (design.md §11), and its JSON line form.
 
 A :class:`Record` is a plain value. Its exported form is one JSON object per line
-(JSONL), described exactly by ``schemas/record.schema.json``; :func:`validate_record_json`
-checks a line's object against that schema (jsonschema is imported lazily, so this
-module stays cheap on the hook's fast path). The SQLite layout lives in
+(JSONL), modelled by :class:`jev.record_model.RecordModel` (pydantic) and described by
+``schemas/record.schema.json`` (a test keeps the two in agreement);
+:func:`validate_record_json` checks a line's object (pydantic is imported only for a
+record in doubt, so this module stays cheap on every audit). The SQLite layout lives in
 :mod:`jev.store`; nothing here does I/O except reading the shipped schema.
 
 ``round`` is defined as the normal-audit round the attempt belongs to, 1-based: the
@@ -397,28 +398,56 @@ def _schema() -> dict[str, Any]:
     return schema
 
 
-@cache
-def _validator() -> Any:
-    # Lazy: jsonschema loads only for a record that is not certainly valid (start-up
-    # cost of every audit that writes a record).
-    import jsonschema
-
-    schema = _schema()
-    validator_cls = jsonschema.validators.validator_for(schema)
-    validator_cls.check_schema(schema)
-    return validator_cls(schema)
-
-
 def validate_record_json(data: Any) -> None:
-    """Check one exported record object against ``schemas/record.schema.json``.
+    """Check one exported record object against the record model (design.md §11).
+
+    The authority is :class:`jev.record_model.RecordModel` (pydantic), which agrees
+    with ``schemas/record.schema.json`` (a test checks both ways). A record that
+    :func:`jev.schemacheck.certainly_valid` accepts against that schema at a glance (every
+    record Jev writes) does not import pydantic, which costs ~100 ms of start-up.
 
     Raises:
-        ValueError: naming the first offending field (JSON path) and the problem.
+        ValueError: naming the first offending field (JSON path, e.g.
+            ``field focus/index``) and the problem.
     """
     if certainly_valid(_schema(), data):
         return
-    errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
-    if errors:
-        first = errors[0]
-        where = "/".join(str(p) for p in first.absolute_path) or "(top level)"
-        raise ValueError(f"field {where}: {first.message}")
+    # Lazy: pydantic costs ~100 ms of start-up; only a record in doubt pays it.
+    from pydantic import ValidationError
+
+    from jev.record_model import RecordModel
+
+    try:
+        RecordModel.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = [str(p) for p in first["loc"]]
+        if first["type"] in ("missing", "extra_forbidden"):
+            loc = loc[:-1]  # named in the message; the place is the object holding it
+        where = "/".join(loc) or "(top level)"
+        raise ValueError(f"field {where}: {_problem(first)}") from None
+
+
+#: JSON type names of pydantic's ``*_type`` errors.
+_JSON_TYPES = {"int": "integer", "float": "number", "string": "string", "bool": "boolean"}
+
+
+def _problem(error: Mapping[str, Any]) -> str:
+    """A pydantic error in words that show the value (cut to 80 characters)."""
+    kind, ctx = str(error["type"]), error.get("ctx") or {}
+    shown = repr(error.get("input"))
+    shown = shown if len(shown) <= 80 else shown[:79] + "…"
+    if kind == "greater_than_equal":
+        return f"{shown} is less than the minimum of {ctx.get('ge')}"
+    if kind == "literal_error":
+        return f"{shown} is not one of {ctx.get('expected')}"
+    if kind == "string_pattern_mismatch":
+        return f"{shown} does not match {ctx.get('pattern')!r}"
+    if kind.endswith("_type") and kind[:-5] in _JSON_TYPES:
+        return f"{shown} is not of type {_JSON_TYPES[kind[:-5]]!r}"
+    name = str(error["loc"][-1]) if error["loc"] else ""
+    if kind == "missing":
+        return f"{name!r} is a required property"
+    if kind == "extra_forbidden":
+        return f"additional properties are not allowed ({name!r} was unexpected)"
+    return str(error.get("msg", "invalid"))
