@@ -1,48 +1,51 @@
-"""Installers: merge Jev's hook entries into a host's hook configuration (design.md §12).
+"""Installers: plan the change of a host's hook configuration that installs or removes
+Jev (design.md §12).
 
 The generic part: each host's adapter describes its files, scopes, handler shape and
 timeout unit (:class:`jev.hosts.base.Installer`, e.g.
-:class:`jev.hosts.adapters.claude_code.ClaudeCodeInstaller`); this module merges,
-diffs, backs up and writes. The hosts with an installer are
-:func:`installable_hosts`.
-
-The hook configuration files share the three-level shape event → matcher group →
-handlers::
-
-    {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "…", "timeout": 210}]}]}}
-
-Rules (issue 4 item 4): the merge is idempotent (a second install changes nothing and
-writes nothing), every other key, event and handler stays as it was (same order), a
-Jev handler already present is updated in place, a file that is not valid JSON is
-refused without writing, a backup of the previous file is written before any change,
-the write is atomic (temporary file + ``os.replace``), and a dry run produces the
-unified diff and writes nothing.
-
-Jev recognises its own handlers by their command: ``… jev hook <name> …`` where
-``<name>`` is one of Jev's hook names; handlers of other tools are never touched.
+:class:`jev.hosts.adapters.claude_code.ClaudeCodeInstaller`); this module finds the
+file (:func:`config_path`, the project root), sizes the Stop timeout
+(:func:`hook_timeout_s`) and plans the merge (:func:`plan_install`,
+:func:`plan_uninstall`). Reading, merging, diffing, backing up and writing the file is
+:mod:`jev.hosts.hook_file`; the hook command and the recognition of Jev's own handlers
+are :mod:`jev.hosts.hook_commands` (both re-exported here). The hosts with an installer
+are :func:`installable_hosts`.
 """
 
 from __future__ import annotations
 
 import copy
-import difflib
-import json
 import math
-import re
-import shlex
-import shutil
-import subprocess
-import sys
-import time
-from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jev import safejson
+from jev.attempts import MAX_RETRY_WAIT_S
 from jev.errors import UsageError
-from jev.files import write_atomic
 from jev.hosts.config_edit import Ledger, json_set, json_unset, note_setting, show_setting
+from jev.hosts.hook_commands import (
+    COMMAND_FIELDS,
+    HOOK_NAMES,
+    SESSION_START_TIMEOUT_S,
+    STATUS_MESSAGE,
+    handler_command,
+    hook_command,
+    is_jev_handler,
+    jev_executable,
+    jev_handlers,
+)
+from jev.hosts.hook_file import (
+    InstallPlan,
+    apply_plan,
+    dump_json,
+    hook_groups,
+    hooks_table,
+    layout,
+    merge_event,
+    merge_flat,
+    read_hook_file,
+)
+from jev.hosts.registry import adapter, host_names
+from jev.settings import load_settings
 
 if TYPE_CHECKING:
     from jev.hosts.base import ConfigSetting, Installer
@@ -50,31 +53,34 @@ if TYPE_CHECKING:
 __all__ = [
     "COMMAND_FIELDS",
     "HOOK_NAMES",
+    "SESSION_START_TIMEOUT_S",
+    "STATUS_MESSAGE",
+    "TIMEOUT_MARGIN_S",
     "InstallPlan",
     "apply_plan",
     "config_path",
+    "find_project_root",
     "handler_command",
     "hook_command",
     "hook_timeout_s",
+    "ignore_local_settings",
     "installable_hosts",
     "is_jev_handler",
     "jev_executable",
     "jev_handlers",
     "plan_install",
     "plan_uninstall",
+    "project_root",
+    "todo_settings",
 ]
 
 
 def installable_hosts() -> tuple[str, ...]:
     """The registered hosts whose adapter has an installer."""
-    from jev.hosts.registry import adapter, host_names
-
     return tuple(h for h in host_names() if adapter(h).installer is not None)
 
 
 def _installer(host: str) -> Installer:
-    from jev.hosts.registry import adapter, host_names
-
     if host not in host_names():
         raise UsageError(
             f"no installer for host {host!r}; available: {', '.join(installable_hosts())}."
@@ -88,79 +94,11 @@ def _installer(host: str) -> Installer:
     return found
 
 
-def _hook_names() -> tuple[str, ...]:
-    from jev.hosts.registry import hook_names
-
-    return tuple(sorted(hook_names(), key=len, reverse=True))
-
-
-#: Every hook name ``jev hook`` accepts (longest first for the command pattern).
-HOOK_NAMES: tuple[str, ...] = _hook_names()
-
-_JEV_COMMAND_RE = re.compile(
-    r"(?:^|[\s/\\\"'])jev(?:\.exe)?[\"']?\s+hook\s+(?P<name>"
-    + "|".join(re.escape(n) for n in HOOK_NAMES)
-    + r")(?=$|[\s\"';&|])"
-)
-
 #: Seconds added to the worst-case judge time for reading, storing and start-up.
 TIMEOUT_MARGIN_S = 30
-#: Timeout of the SessionStart handler (renders one short template), seconds.
-SESSION_START_TIMEOUT_S = 30
-#: Shown by Claude Code while the Stop hook runs (handler field ``statusMessage``).
-STATUS_MESSAGE = "Jev: checking the completion report"
 
 
-@dataclass(frozen=True, slots=True)
-class InstallPlan:
-    """A computed change of one host configuration file, not yet written.
-
-    Attributes:
-        host: ``claude-code`` or ``codex``.
-        scope: ``user``, ``project`` or ``local``.
-        path: the configuration file.
-        before: the file's text before the change (``None``: the file does not exist).
-        after: the text that would be written (equal to ``before`` when unchanged).
-        changes: one human line per change ("added Stop hook: …"); empty when unchanged.
-        added: key paths of settings Jev adds to the file (remembered in the ledger,
-            :class:`jev.hosts.config_edit.Ledger`, when the plan is applied).
-        removed: key paths of settings Jev takes back (forgotten by the ledger).
-        notes: lines for the user about settings Jev left alone.
-    """
-
-    host: str
-    scope: str
-    path: Path
-    before: str | None
-    after: str
-    changes: tuple[str, ...]
-    added: tuple[tuple[str, ...], ...] = ()
-    removed: tuple[tuple[str, ...], ...] = ()
-    notes: tuple[str, ...] = ()
-
-    @property
-    def changed(self) -> bool:
-        """True when writing the plan would change the file."""
-        return bool(self.changes)
-
-    def diff(self) -> str:
-        """Unified diff from the current file to the planned one ("" when unchanged)."""
-        if not self.changed:
-            return ""
-        old = (self.before or "").splitlines(keepends=True)
-        new = self.after.splitlines(keepends=True)
-        label = str(self.path)
-        return "".join(
-            difflib.unified_diff(
-                old,
-                new,
-                fromfile=label if self.before is not None else "/dev/null",
-                tofile=label,
-            )
-        )
-
-
-# ------------------------------------------------------------------ paths and commands
+# ------------------------------------------------------------------ paths
 
 
 def config_path(host: str, scope: str, project_dir: Path | None = None) -> Path:
@@ -281,57 +219,6 @@ def ignore_local_settings(project: Path, *, dry_run: bool = False) -> str:
     return f"added {_LOCAL_IGNORE} to {gitignore}."
 
 
-def jev_executable() -> Path:
-    """Absolute path of the ``jev`` console script, so hooks work from any cwd.
-
-    Order: the running program when it is ``jev`` itself, ``jev`` next to the running
-    Python (a virtual environment's ``bin``), then ``jev`` on ``PATH``.
-
-    Raises:
-        UsageError: no ``jev`` executable can be found.
-    """
-    names = ("jev.exe", "jev") if sys.platform == "win32" else ("jev",)
-    argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
-    if argv0 is not None and argv0.name in names and argv0.is_file():
-        return argv0.absolute()
-    scripts = Path(sys.executable).parent
-    for name in names:
-        candidate = scripts / name
-        if candidate.is_file():
-            return candidate.absolute()
-    found = shutil.which("jev")
-    if found:
-        return Path(found).absolute()
-    raise UsageError(
-        "cannot find the `jev` executable to write into the hook command; install Jev "
-        "with pip so that `jev` is on PATH, then run the installer again."
-    )
-
-
-def _quote(text: str) -> str:
-    if sys.platform == "win32":
-        return subprocess.list2cmdline([text])
-    return shlex.quote(text)
-
-
-def hook_command(name: str, profile: str | None = None, executable: Path | None = None) -> str:
-    """The shell command a host runs for Jev's hook ``name``.
-
-    ``<abs path of jev> hook <name>`` plus ``--profile P`` when a profile is named: an
-    argument, not a ``JEV_PROFILE=…`` prefix, so it works in every shell a host uses.
-
-    Raises:
-        UsageError: unknown hook name, or no ``jev`` executable (see :func:`jev_executable`).
-    """
-    if name not in HOOK_NAMES:
-        raise UsageError(f"unknown hook {name!r}; expected one of: {', '.join(HOOK_NAMES)}")
-    exe = executable or jev_executable()
-    parts = [_quote(str(exe)), "hook", name]
-    if profile:
-        parts += ["--profile", _quote(profile)]
-    return " ".join(parts)
-
-
 def hook_timeout_s(profile: str | None = None) -> int:
     """The Stop handler's timeout in whole seconds for the profile's judge settings.
 
@@ -342,203 +229,10 @@ def hook_timeout_s(profile: str | None = None) -> int:
     Raises:
         jev.errors.SettingsError: the profile file is invalid.
     """
-    from jev.attempts import MAX_RETRY_WAIT_S
-    from jev.settings import load_settings
-
     judge = load_settings(profile).judge
     retries = judge.technical_retries
     total = judge.timeout_s * (retries + 1) + MAX_RETRY_WAIT_S * retries + TIMEOUT_MARGIN_S
     return math.ceil(total)
-
-
-#: Handler fields that hold a command: ``command`` (most hosts); ``bash`` and
-#: ``powershell`` (GitHub Copilot CLI, hosts.md (other hosts)).
-COMMAND_FIELDS: tuple[str, ...] = ("command", "bash", "powershell")
-
-
-def handler_command(handler: Mapping[str, Any]) -> str:
-    """The first command field of ``handler`` (:data:`COMMAND_FIELDS`), or ""."""
-    for key in COMMAND_FIELDS:
-        value = handler.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return ""
-
-
-def is_jev_handler(handler: object, names: tuple[str, ...] = HOOK_NAMES) -> bool:
-    """True when ``handler`` is a command handler running ``jev hook <one of names>``,
-    in shell form (one command string, in any of :data:`COMMAND_FIELDS`) or exec form
-    (``command`` = the ``jev`` executable, ``args`` = ``["hook", name, …]``, Claude Code
-    ≥ 2.1.139)."""
-    if not isinstance(handler, Mapping):
-        return False
-    command = handler.get("command")
-    args = handler.get("args")
-    if isinstance(command, str) and isinstance(args, list):
-        exe = command.replace("\\", "/").rsplit("/", 1)[-1].lower()
-        return (
-            exe in ("jev", "jev.exe") and len(args) >= 2 and args[0] == "hook" and args[1] in names
-        )
-    for key in COMMAND_FIELDS:
-        text = handler.get(key)
-        if isinstance(text, str):
-            match = _JEV_COMMAND_RE.search(text)
-            if match and match.group("name") in names:
-                return True
-    return False
-
-
-def _layout(installer: Installer) -> str:
-    """``grouped`` (event → matcher groups → handlers, the default) or ``flat`` (event →
-    handlers: Cursor, Copilot CLI), from the installer's optional ``layout``."""
-    return str(getattr(installer, "layout", "grouped"))
-
-
-def _merge_flat(
-    handlers: list[Any], name: str, handler: dict[str, Any]
-) -> tuple[list[Any], list[str]]:
-    """Like :func:`_merge_event` for the flat layout (handlers directly under the event)."""
-    result: list[Any] = []
-    placed = False
-    what: list[str] = []
-    for existing in handlers:
-        if is_jev_handler(existing, (name,)):
-            if placed:
-                what.append("removed a duplicate")
-                continue
-            merged = {**existing, **handler}
-            if merged != existing:
-                what.append("updated")
-            result.append(merged)
-            placed = True
-        else:
-            result.append(existing)
-    if not placed:
-        result.append(handler)
-        what.append("added")
-    return result, what
-
-
-def jev_handlers(data: Mapping[str, Any], names: tuple[str, ...]) -> list[dict[str, Any]]:
-    """Jev's handlers running one of ``names`` in a parsed hook file, in either layout."""
-    hooks = data.get("hooks")
-    found: list[dict[str, Any]] = []
-    if not isinstance(hooks, Mapping):
-        return found
-    for items in hooks.values():
-        for item in items if isinstance(items, list) else ():
-            inner = item.get("hooks") if isinstance(item, dict) else None
-            for handler in inner if isinstance(inner, list) else [item]:
-                if is_jev_handler(handler, names):
-                    found.append(dict(handler))
-    return found
-
-
-# ------------------------------------------------------------------ reading and writing
-
-
-def _read(path: Path) -> tuple[str | None, dict[str, Any]]:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return None, {}
-    except OSError as exc:
-        raise UsageError(
-            f"cannot read {path}: {exc.strerror or exc}; nothing was written."
-        ) from None
-    try:
-        text = safejson.decode_utf8(raw)
-        if not text.strip():
-            return text, {}
-        data = safejson.loads(text)
-    except safejson.JsonInputError as exc:
-        raise UsageError(
-            f"{safejson.describe(str(path), exc)}; nothing was written. Fix the file (or "
-            "move it away) and run the command again."
-        ) from None
-    if not isinstance(data, dict):
-        raise UsageError(
-            f"{path} holds JSON but not an object at the top level; nothing was written. "
-            "Fix the file and run the command again."
-        )
-    return text, data
-
-
-def _indent_of(text: str | None) -> int | str:
-    if text:
-        for line in text.splitlines()[1:]:
-            stripped = line.lstrip(" \t")
-            if stripped and stripped != line:
-                lead = line[: len(line) - len(stripped)]
-                return "\t" if lead.startswith("\t") else max(1, min(len(lead), 8))
-    return 2
-
-
-def _dump(data: Mapping[str, Any], like: str | None) -> str:
-    return json.dumps(data, indent=_indent_of(like), ensure_ascii=False) + "\n"
-
-
-def _hooks_table(path: Path, data: dict[str, Any]) -> dict[str, Any]:
-    hooks = data.get("hooks")
-    if hooks is None:
-        return {}
-    if not isinstance(hooks, dict):
-        raise UsageError(
-            f'{path}: "hooks" is not an object; nothing was written. Fix the file and run '
-            "the command again."
-        )
-    return hooks
-
-
-def _groups(path: Path, hooks: Mapping[str, Any], event: str) -> list[Any]:
-    groups = hooks.get(event, [])
-    if not isinstance(groups, list):
-        raise UsageError(
-            f'{path}: "hooks.{event}" is not a list; nothing was written. Fix the file and '
-            "run the command again."
-        )
-    return groups
-
-
-def _merge_event(
-    groups: list[Any], name: str, handler: dict[str, Any]
-) -> tuple[list[Any], list[str]]:
-    """Put ``handler`` into ``groups`` (in place of an existing Jev handler of ``name``).
-
-    Returns the new groups and what was done (``added``/``updated``/``removed a
-    duplicate``; empty when nothing changed).
-    """
-    result: list[Any] = []
-    placed = False
-    what: list[str] = []
-    for group in groups:
-        if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
-            result.append(group)
-            continue
-        kept: list[Any] = []
-        had_ours = False
-        for existing in group["hooks"]:
-            if is_jev_handler(existing, (name,)):
-                had_ours = True
-                if placed:
-                    what.append("removed a duplicate")
-                    continue
-                merged = {**existing, **handler}
-                if "args" not in handler:
-                    merged.pop("args", None)  # exec form back to shell form
-                if merged != existing:
-                    what.append("updated")
-                kept.append(merged)
-                placed = True
-            else:
-                kept.append(existing)
-        if had_ours and not kept:
-            continue  # a group that only held duplicates of ours
-        result.append({**group, "hooks": kept} if had_ours else group)
-    if not placed:
-        result.append({"hooks": [handler]})
-        what.append("added")
-    return result, what
 
 
 def plan_install(
@@ -563,16 +257,16 @@ def plan_install(
         jev.errors.SettingsError: the profile is invalid.
     """
     path = config_path(host, scope, project_dir)
-    before, data = _read(path)
-    hooks = dict(_hooks_table(path, data))
+    before, data = read_hook_file(path)
+    hooks = dict(hooks_table(path, data))
     timeout = hook_timeout_s(profile)
     changes: list[str] = []
     installer = _installer(host)
     exe = jev_executable()
-    merge = _merge_flat if _layout(installer) == "flat" else _merge_event
+    merge = merge_flat if layout(installer) == "flat" else merge_event
     for event, name in installer.entries:
         handler = installer.handler(event, name, exe, profile, timeout)
-        groups, done = merge(_groups(path, hooks, event), name, handler)
+        groups, done = merge(hook_groups(path, hooks, event), name, handler)
         hooks[event] = groups
         changes += [f"{what} {event} hook: {handler_command(handler)}" for what in done]
     new = copy.deepcopy(data)
@@ -596,7 +290,7 @@ def plan_install(
         scope,
         path,
         before,
-        _dump(new, before),
+        dump_json(new, before),
         tuple(changes),
         added=tuple(added),
         notes=tuple(notes),
@@ -625,8 +319,8 @@ def plan_uninstall(host: str, scope: str, *, project_dir: Path | None = None) ->
         UsageError: as :func:`plan_install` (except the executable lookup).
     """
     path = config_path(host, scope, project_dir)
-    before, data = _read(path)
-    hooks = _hooks_table(path, data) if "hooks" in data else {}
+    before, data = read_hook_file(path)
+    hooks = hooks_table(path, data) if "hooks" in data else {}
     names = tuple(name for _, name in _installer(host).entries)
     new_hooks: dict[str, Any] = {}
     changes: list[str] = []
@@ -681,65 +375,5 @@ def plan_uninstall(host: str, scope: str, *, project_dir: Path | None = None) ->
             removed=tuple(dropped),
         )
     return InstallPlan(
-        host, scope, path, before, _dump(new, before), tuple(changes), removed=tuple(dropped)
+        host, scope, path, before, dump_json(new, before), tuple(changes), removed=tuple(dropped)
     )
-
-
-def _backup_path(path: Path) -> Path:
-    stamp = time.strftime("%Y%m%dT%H%M%S")
-    candidate = path.with_name(f"{path.name}.jev-backup-{stamp}")
-    counter = 1
-    while candidate.exists():
-        candidate = path.with_name(f"{path.name}.jev-backup-{stamp}-{counter}")
-        counter += 1
-    return candidate
-
-
-def apply_plan(plan: InstallPlan) -> Path | None:
-    """Write a plan: backup of the old file (if any), then an atomic replace.
-
-    Returns the backup's path, or ``None`` (no previous file, or nothing to change —
-    then nothing at all is written).
-
-    Raises:
-        UsageError: the file changed on disk since the plan was made, or it cannot be
-            written (message names the path; the old file stays intact).
-    """
-    if not plan.changed:
-        return None
-    if plan.after == (plan.before or ""):
-        Ledger().update(plan.path, list(plan.added), list(plan.removed))
-        return None
-    path = plan.path
-    try:
-        current: str | None = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        current = None
-    except OSError as exc:
-        raise UsageError(
-            f"cannot read {path}: {exc.strerror or exc}; nothing was written."
-        ) from None
-    if current != plan.before:
-        raise UsageError(
-            f"{path} changed while Jev was preparing its edit; nothing was written. "
-            "Run the command again."
-        )
-    backup: Path | None = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if current is not None:
-            backup = _backup_path(path)
-            shutil.copy2(path, backup)
-        write_atomic(path, plan.after.encode("utf-8"))
-    except OSError as exc:
-        raise UsageError(
-            f"cannot write {path}: {exc.strerror or exc}; the previous file is unchanged."
-        ) from None
-    try:
-        Ledger().update(plan.path, list(plan.added), list(plan.removed))
-    except OSError as exc:
-        raise UsageError(
-            f"{path} was written, but Jev could not remember what it added "
-            f"({exc.strerror or exc}); `jev uninstall` will leave those settings in place."
-        ) from None
-    return backup

@@ -301,7 +301,7 @@ class ClaudeCodeInstaller:
         self, event: str, name: str, exe: Path, profile: str | None, timeout_s: int
     ) -> dict[str, Any]:
         """A ``command`` handler running ``jev hook <name>``."""
-        from jev.hosts.install import SESSION_START_TIMEOUT_S, STATUS_MESSAGE, hook_command
+        from jev.hosts.hook_commands import SESSION_START_TIMEOUT_S, STATUS_MESSAGE, hook_command
 
         handler: dict[str, Any] = {"type": "command"}
         if _at_least(installed_version(), EXEC_FORM_SINCE):

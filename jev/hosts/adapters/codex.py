@@ -176,7 +176,7 @@ class CodexInstaller:
         self, event: str, name: str, exe: Path, profile: str | None, timeout_s: int
     ) -> dict[str, Any]:
         """A ``command`` handler running ``jev hook <name>``."""
-        from jev.hosts.install import hook_command
+        from jev.hosts.hook_commands import hook_command
 
         return {
             "type": "command",

@@ -175,7 +175,7 @@ class CopilotInstaller:
     ) -> dict[str, Any]:
         """``{"type", "bash", "powershell", "timeoutSec"}``; PowerShell needs the call
         operator ``&`` in front of a quoted path."""
-        from jev.hosts.install import hook_command
+        from jev.hosts.hook_commands import hook_command
 
         command = hook_command(name, profile, exe)
         return {

@@ -186,7 +186,7 @@ class CursorInstaller:
         """``{"command", "type", "timeout", "loop_limit"}``; ``loop_limit`` is the
         profile's ``max_supplements`` (at least 1): Cursor's own cap never cuts Jev's
         budget short, and Jev's bound holds below it."""
-        from jev.hosts.install import hook_command
+        from jev.hosts.hook_commands import hook_command
         from jev.settings import load_settings
 
         budget = load_settings(profile).max_supplements

@@ -146,7 +146,7 @@ class DroidInstaller:
         self, event: str, name: str, exe: Path, profile: str | None, timeout_s: int
     ) -> dict[str, Any]:
         """A ``command`` handler; ``timeout`` in seconds."""
-        from jev.hosts.install import hook_command
+        from jev.hosts.hook_commands import hook_command
 
         return {
             "type": "command",

@@ -236,7 +236,7 @@ class GeminiInstaller:
         self, event: str, name: str, exe: Path, profile: str | None, timeout_s: int
     ) -> dict[str, Any]:
         """A ``command`` handler; ``timeout`` in ms covering the judge budget."""
-        from jev.hosts.install import SESSION_START_TIMEOUT_S, hook_command
+        from jev.hosts.hook_commands import SESSION_START_TIMEOUT_S, hook_command
 
         seconds = SESSION_START_TIMEOUT_S if event == "SessionStart" else timeout_s
         return {

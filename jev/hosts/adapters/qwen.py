@@ -167,7 +167,7 @@ class QwenInstaller:
         self, event: str, name: str, exe: Path, profile: str | None, timeout_s: int
     ) -> dict[str, Any]:
         """A ``command`` handler; ``timeout`` in ms covering the judge budget."""
-        from jev.hosts.install import hook_command
+        from jev.hosts.hook_commands import hook_command
 
         return {
             "type": "command",
