@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from jev.domain import Material, TodoItem
+from jev.domain import TodoItem
 from jev.hosts.cc_records import (
     NOT_A_PROMPT,
     TODO_TOOLS,
@@ -28,7 +28,7 @@ from jev.hosts.cc_records import (
 )
 from jev.hosts.cc_todos import TodoState
 from jev.hosts.readkit import as_dict, as_str
-from jev.hosts.turns import REASON_INTERRUPT, REASON_NO_OPENING, REASON_NO_TODO, Turn
+from jev.hosts.turns import REASON_NO_OPENING, Turn, build_turn
 
 __all__ = [
     "REASON_NOTIFICATION",
@@ -341,34 +341,18 @@ def _answer(acc: TurnAcc) -> str:
 def to_turn(acc: TurnAcc, number: int) -> Turn:
     """The :class:`Turn` numbered ``number`` of an assembled turn (statuses: module
     docstring of :mod:`jev.hosts.claude_code`)."""
-    todo_used = acc.todo_source != ""
-    interrupted = acc.last_event == "interrupt"
-    material: Material | None = Material(
-        request=tuple(acc.request),
-        todos=acc.todos if todo_used else (),
+    return build_turn(
+        number,
+        acc.key,
+        acc.opening,
+        request=acc.request,
+        todos=acc.todos,
         final_answer=_answer(acc),
-        todo_used=todo_used,
-    )
-    if interrupted:
-        status, reason = "skipped", REASON_INTERRUPT
-    elif acc.opening == "missing":
-        status, reason, material = "missing", REASON_NO_OPENING, None
-    elif not todo_used:
-        status, reason = "skipped", REASON_NO_TODO
-    elif len(acc.request) == acc.tool_words:
+        todo_used=acc.todo_source != "",
+        interrupted=acc.last_event == "interrupt",
+        no_opening=REASON_NO_OPENING if acc.opening == "missing" else "",
         # Answers to the agent's questions adjust a request; they never are one.
-        status, reason, material = "missing", REASON_NOTIFICATION, None
-    else:
-        status, reason = "ready", ""
-    return Turn(
-        number=number,
-        key=acc.key,
-        material=material,
-        todo_used=todo_used,
-        status=status,
-        reason=reason,
-        ended_by_interrupt=interrupted,
-        opening=acc.opening,
+        no_request=REASON_NOTIFICATION if len(acc.request) == acc.tool_words else "",
         ended=acc.ended,
     )
 

@@ -39,12 +39,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from jev.domain import Material, TodoItem
+from jev.domain import TodoItem
 from jev.hosts.turns import (
-    REASON_INTERRUPT,
-    REASON_NO_TODO,
     LineStats,
     Turn,
+    build_turn,
     iter_records,
     iter_records_backward,
     no_turn_error,
@@ -181,35 +180,20 @@ def _to_turn(acc: _Acc, number: int, *, last: bool = False) -> Turn:
         answer = acc.last_agent
     else:
         answer = acc.agent_message or acc.assistant_item
-    material: Material | None = Material(
-        request=tuple(acc.request),
-        todos=(acc.todos or ()) if acc.todo_used else (),
+    if not acc.request:
+        no_request = "material missing: the turn's user message is not in the rollout"
+    else:
+        no_request = REASON_PLAN_UNREADABLE if acc.todos is None else ""
+    return build_turn(
+        number,
+        acc.key,
+        "prompt" if acc.request else "missing",
+        request=acc.request,
+        todos=acc.todos or (),
         final_answer=answer,
         todo_used=acc.todo_used,
-    )
-    if acc.aborted:
-        status, reason = "skipped", REASON_INTERRUPT
-    elif not acc.todo_used:
-        status, reason = "skipped", REASON_NO_TODO
-    elif not acc.request:
-        status, reason, material = (
-            "missing",
-            "material missing: the turn's user message is not in the rollout",
-            None,
-        )
-    elif acc.todos is None:
-        status, reason, material = "missing", REASON_PLAN_UNREADABLE, None
-    else:
-        status, reason = "ready", ""
-    return Turn(
-        number=number,
-        key=acc.key,
-        material=material,
-        todo_used=acc.todo_used,
-        status=status,
-        reason=reason,
-        ended_by_interrupt=acc.aborted,
-        opening="prompt" if acc.request else "missing",
+        interrupted=acc.aborted,
+        no_request=no_request,
         ended=acc.closed or not last or acc.final_last,
     )
 

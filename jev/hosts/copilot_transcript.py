@@ -36,15 +36,13 @@ its last ``session.task_complete`` ``summary`` (autopilot's ``task_complete`` to
 from __future__ import annotations
 
 import contextlib
-import json
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jev.domain import Material, TodoItem
-from jev.errors import UsageError
+from jev.domain import TodoItem
 from jev.hosts.readkit import (
     SupplementTest,
     as_dict,
@@ -52,7 +50,7 @@ from jev.hosts.readkit import (
     is_jev_supplement,
     marked_item,
 )
-from jev.hosts.turns import REASON_NO_TODO, Turn, no_turn_error
+from jev.hosts.turns import Turn, TurnDraft, json_lines, no_turn_error
 
 __all__ = [
     "TODO_SCHEMA",
@@ -159,14 +157,12 @@ def session_db_rows(events_path: Path) -> tuple[TodoItem, ...] | None:
     return None
 
 
+#: Why a turn without its user message has no material.
+_NO_OPENING = "material missing: the turn's user message is not in the Copilot events file"
+
+
 @dataclass
-class _Acc:
-    key: str
-    opening: str
-    request: list[str] = field(default_factory=list)
-    todo_used: bool = False
-    todos: tuple[TodoItem, ...] = ()
-    answer: str = ""
+class _Acc(TurnDraft):
     stops: int = 0
     supplements: int = 0
 
@@ -238,51 +234,11 @@ def scan(
 ) -> list[Turn]:
     """Events (file order) -> numbered root turns. Pure (in-memory SQLite only)."""
     accs, _ = _accs(records, is_supplement)
-    return [_to_turn(a, n) for n, a in enumerate(accs, start=1)]
-
-
-def _to_turn(acc: _Acc, number: int, todos: tuple[TodoItem, ...] | None = None) -> Turn:
-    material: Material | None = Material(
-        request=tuple(acc.request),
-        todos=(acc.todos if todos is None else todos) if acc.todo_used else (),
-        final_answer=acc.answer,
-        todo_used=acc.todo_used,
-    )
-    if acc.opening == "missing":
-        status = "missing"
-        reason = "material missing: the turn's user message is not in the Copilot events file"
-        material = None
-    elif not acc.todo_used:
-        status, reason = "skipped", REASON_NO_TODO
-    else:
-        status, reason = "ready", ""
-    return Turn(
-        number=number,
-        key=acc.key,
-        material=material,
-        todo_used=acc.todo_used,
-        status=status,
-        reason=reason,
-        ended_by_interrupt=False,
-        opening=acc.opening,
-    )
+    return [a.turn(n, no_opening=_NO_OPENING) for n, a in enumerate(accs, start=1)]
 
 
 def _events(path: Path) -> Iterable[dict[str, Any]]:
-    try:
-        with path.open("rb") as handle:
-            for raw in handle:
-                text = raw.decode("utf-8", errors="replace").lstrip("\ufeff").strip()
-                if not text:
-                    continue
-                try:
-                    rec = json.loads(text)
-                except (ValueError, RecursionError):
-                    continue
-                if isinstance(rec, dict):
-                    yield rec
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot be read ({exc.strerror}).") from None
+    return (rec for _, rec in json_lines(path))
 
 
 def read_turns(path: str | Path, *, is_supplement: SupplementTest | None = None) -> list[Turn]:
@@ -311,7 +267,7 @@ def read_current_turn(
         raise no_turn_error(path)
     last = accs[-1]
     rows = session_db_rows(path) if use_session_db and last.todo_used else None
-    return replace(_to_turn(last, 0, rows), number=0)
+    return last.turn(0, no_opening=_NO_OPENING, todos=rows)
 
 
 def current_turn_stops(path: str | Path) -> int:

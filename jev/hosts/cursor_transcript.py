@@ -38,11 +38,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jev.domain import Material, TodoItem
+from jev.domain import TodoItem
 from jev.errors import MaterialMissing
 from jev.hosts.readkit import (
     SupplementTest,
@@ -52,7 +52,7 @@ from jev.hosts.readkit import (
     is_jev_supplement,
     marked_item,
 )
-from jev.hosts.turns import REASON_NO_TODO, Turn, no_turn_error
+from jev.hosts.turns import Turn, TurnDraft, json_lines, last_turn, no_turn_error
 
 __all__ = [
     "TODO_TOOLS",
@@ -147,14 +147,12 @@ class _Todos:
         return tuple(marked_item(c, s or "pending", _STATUS) for c, s in self.items.values())
 
 
+#: Why a turn without its user message has no material.
+_NO_OPENING = "material missing: the turn's user message is not in the Cursor transcript"
+
+
 @dataclass
-class _Acc:
-    key: str
-    opening: str
-    request: list[str] = field(default_factory=list)
-    todo_used: bool = False
-    todos: tuple[TodoItem, ...] = ()
-    answer: str = ""
+class _Acc(TurnDraft):
     ended: bool = False
     followups: int = 0
 
@@ -163,7 +161,8 @@ def scan(
     records: Iterable[tuple[int, dict[str, Any]]], *, is_supplement: SupplementTest | None = None
 ) -> list[Turn]:
     """``(line number, record)`` pairs in file order -> numbered turns. Pure."""
-    return [_to_turn(a, n) for n, a in enumerate(_accs(records, is_supplement), start=1)]
+    accs = _accs(records, is_supplement)
+    return [a.turn(n, no_opening=_NO_OPENING) for n, a in enumerate(accs, start=1)]
 
 
 def _accs(
@@ -210,55 +209,6 @@ def _accs(
     return accs
 
 
-def _to_turn(acc: _Acc, number: int) -> Turn:
-    material: Material | None = Material(
-        request=tuple(acc.request),
-        todos=acc.todos if acc.todo_used else (),
-        final_answer=acc.answer,
-        todo_used=acc.todo_used,
-    )
-    if acc.opening == "missing":
-        status = "missing"
-        reason = "material missing: the turn's user message is not in the Cursor transcript"
-        material = None
-    elif not acc.todo_used:
-        status, reason = "skipped", REASON_NO_TODO
-    else:
-        status, reason = "ready", ""
-    return Turn(
-        number=number,
-        key=acc.key,
-        material=material,
-        todo_used=acc.todo_used,
-        status=status,
-        reason=reason,
-        ended_by_interrupt=False,
-        opening=acc.opening,
-    )
-
-
-def _numbered(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
-    """Records with 1-based line numbers (blank and bad lines keep their numbers)."""
-    import json
-
-    try:
-        with path.open("rb") as handle:
-            for n, raw in enumerate(handle, start=1):
-                text = raw.decode("utf-8", errors="replace").lstrip("\ufeff").strip()
-                if not text:
-                    continue
-                try:
-                    rec = json.loads(text)
-                except (ValueError, RecursionError):
-                    continue
-                if isinstance(rec, dict):
-                    yield n, rec
-    except OSError as exc:
-        from jev.errors import UsageError
-
-        raise UsageError(f"{path}: cannot be read ({exc.strerror}).") from None
-
-
 def read_turns(path: str | Path, *, is_supplement: SupplementTest | None = None) -> list[Turn]:
     """Every turn of a Cursor JSONL agent transcript, in order (design.md §2, §3).
 
@@ -269,7 +219,7 @@ def read_turns(path: str | Path, *, is_supplement: SupplementTest | None = None)
     path = Path(path)
     if is_old_form(path):
         raise _old_form_error(path)
-    return scan(_numbered(path), is_supplement=is_supplement)
+    return scan(json_lines(path), is_supplement=is_supplement)
 
 
 def current_turn_and_followups(
@@ -286,10 +236,10 @@ def current_turn_and_followups(
     path = Path(path)
     if is_old_form(path):
         raise _old_form_error(path)
-    accs = _accs(_numbered(path), is_supplement)
+    accs = _accs(json_lines(path), is_supplement)
     if not accs:
         raise no_turn_error(path)
-    return _to_turn(accs[-1], 0), accs[-1].followups
+    return accs[-1].turn(0, no_opening=_NO_OPENING), accs[-1].followups
 
 
 def followups_in_current_turn(
@@ -300,7 +250,7 @@ def followups_in_current_turn(
     path = Path(path)
     if is_old_form(path):
         return 0
-    accs = _accs(_numbered(path), is_supplement)
+    accs = _accs(json_lines(path), is_supplement)
     return accs[-1].followups if accs else 0
 
 
@@ -313,7 +263,4 @@ def read_current_turn(path: str | Path, *, is_supplement: SupplementTest | None 
         UsageError: unreadable file.
         MaterialMissing: no turn yet.
     """
-    turns = read_turns(path, is_supplement=is_supplement)
-    if not turns:
-        raise no_turn_error(Path(path))
-    return replace(turns[-1], number=0)
+    return last_turn(read_turns(path, is_supplement=is_supplement), path)

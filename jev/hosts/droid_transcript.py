@@ -21,16 +21,14 @@ supplement is Claude Code's "Stop hook feedback" case: it continues the turn.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from jev.errors import UsageError
+from jev.hosts.claude_code import scan
 from jev.hosts.readkit import as_dict, as_list, as_str, is_jev_supplement
-from jev.hosts.turns import Turn, no_turn_error
+from jev.hosts.turns import Turn, json_lines, last_turn
 
 __all__ = ["claude_records", "parse_todo_text", "read_current_turn", "read_turns"]
 
@@ -119,34 +117,13 @@ def claude_records(records: Iterable[dict[str, Any]]) -> Iterator[tuple[int, dic
         )
 
 
-def _records(path: Path) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    try:
-        with path.open("rb") as handle:
-            for raw in handle:
-                text = raw.decode("utf-8", errors="replace").lstrip("\ufeff").strip()
-                if not text:
-                    continue
-                try:
-                    rec = json.loads(text)
-                except (ValueError, RecursionError):
-                    continue
-                if isinstance(rec, dict):
-                    out.append(rec)
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot be read ({exc.strerror}).") from None
-    return out
-
-
 def read_turns(path: str | Path) -> list[Turn]:
     """Every root turn of a Droid session file, by the Claude Code rules (design.md §2, §3).
 
     Raises:
         UsageError: the file is missing or unreadable.
     """
-    from jev.hosts.claude_code import scan
-
-    return scan(claude_records(_records(Path(path))))
+    return scan(claude_records(rec for _, rec in json_lines(Path(path))))
 
 
 def read_current_turn(path: str | Path) -> Turn:
@@ -156,7 +133,4 @@ def read_current_turn(path: str | Path) -> Turn:
         UsageError: unreadable file.
         MaterialMissing: no turn yet.
     """
-    turns = read_turns(path)
-    if not turns:
-        raise no_turn_error(Path(path))
-    return replace(turns[-1], number=0)
+    return last_turn(read_turns(path), path)

@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jev.domain import Material, TodoItem
+from jev.domain import TodoItem
 from jev.errors import UsageError
 from jev.hosts.readkit import (
     SupplementTest,
@@ -66,7 +66,7 @@ from jev.hosts.readkit import (
     is_jev_supplement,
     marked_item,
 )
-from jev.hosts.turns import REASON_NO_TODO, Turn, no_turn_error
+from jev.hosts.turns import Turn, build_turn, last_turn
 
 __all__ = [
     "CONTINUE_PROMPT",
@@ -336,28 +336,15 @@ def scan(
 
 
 def _to_turn(acc: _Acc, number: int) -> Turn:
-    todo_used = acc.todo_source != ""
-    material: Material | None = Material(
-        request=tuple(acc.request),
-        todos=acc.todos if todo_used else (),
+    return build_turn(
+        number,
+        acc.key,
+        acc.opening,
+        request=acc.request,
+        todos=acc.todos,
         final_answer=acc.answer,
-        todo_used=todo_used,
-    )
-    if acc.opening == "missing":
-        status, reason, material = "missing", REASON_NO_REQUEST, None
-    elif not todo_used:
-        status, reason = "skipped", REASON_NO_TODO
-    else:
-        status, reason = "ready", ""
-    return Turn(
-        number=number,
-        key=acc.key,
-        material=material,
-        todo_used=todo_used,
-        status=status,
-        reason=reason,
-        ended_by_interrupt=False,
-        opening=acc.opening,
+        todo_used=acc.todo_source != "",
+        no_opening=REASON_NO_REQUEST if acc.opening == "missing" else "",
     )
 
 
@@ -378,9 +365,4 @@ def read_current_turn(path: str | Path, *, is_supplement: SupplementTest | None 
         UsageError: the file is missing or unreadable.
         MaterialMissing: the chat holds no turn yet.
     """
-    turns = read_turns(path, is_supplement=is_supplement)
-    if not turns:
-        raise no_turn_error(Path(path))
-    from dataclasses import replace
-
-    return replace(turns[-1], number=0)
+    return last_turn(read_turns(path, is_supplement=is_supplement), path)

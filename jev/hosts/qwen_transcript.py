@@ -32,14 +32,11 @@ fixtures are source-derived.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from jev.domain import Material, TodoItem
-from jev.errors import UsageError
+from jev.domain import TodoItem
 from jev.hosts.readkit import (
     SupplementTest,
     as_dict,
@@ -48,7 +45,7 @@ from jev.hosts.readkit import (
     is_jev_supplement,
     marked_item,
 )
-from jev.hosts.turns import REASON_NO_TODO, Turn, no_turn_error
+from jev.hosts.turns import Turn, TurnDraft, json_lines, last_turn
 
 __all__ = ["TODO_TOOLS", "active_chain", "read_current_turn", "read_turns", "scan"]
 
@@ -115,14 +112,9 @@ def todo_items(args: Any) -> tuple[TodoItem, ...] | None:
     return tuple(items)
 
 
-@dataclass
-class _Acc:
-    key: str
-    opening: str
-    request: list[str] = field(default_factory=list)
-    todo_used: bool = False
-    todos: tuple[TodoItem, ...] = ()
-    answer: str = ""
+#: Why a turn has no material: its prompt is not on the branch; no user request.
+_NO_OPENING = "material missing: the turn's user prompt is not on the transcript's active branch"
+_NO_REQUEST = "material missing: the turn was opened by a notification, not by a user request"
 
 
 def scan(
@@ -130,8 +122,8 @@ def scan(
 ) -> list[Turn]:
     """Active-branch records (root first) -> numbered root turns. Pure."""
     test = is_supplement or is_jev_supplement
-    accs: list[_Acc] = []
-    cur: _Acc | None = None
+    accs: list[TurnDraft] = []
+    cur: TurnDraft | None = None
     for rec in records:
         if rec.get("isSidechain") is True or rec.get("agentId"):
             continue
@@ -145,17 +137,17 @@ def scan(
                 if test(text):
                     continue  # Jev's supplement: the turn goes on
                 key = as_str(rec.get("promptId")) or as_str(rec.get("uuid"))
-                cur = _Acc(key=key, opening="prompt", request=[text])
+                cur = TurnDraft(key=key, opening="prompt", request=[text])
                 accs.append(cur)
             elif subtype == "mid_turn_user_message" and cur is not None and text:
                 if not test(text):
                     cur.request.append(text)
             elif subtype in _SYSTEM_OPENERS:
-                cur = _Acc(key=as_str(rec.get("uuid")), opening="notification")
+                cur = TurnDraft(key=as_str(rec.get("uuid")), opening="notification")
                 accs.append(cur)
         elif rtype == "assistant":
             if cur is None:
-                cur = _Acc(key=as_str(rec.get("uuid")), opening="missing")
+                cur = TurnDraft(key=as_str(rec.get("uuid")), opening="missing")
                 accs.append(cur)
             text = _parts_text(rec.get("message")).strip()
             if text:
@@ -167,57 +159,10 @@ def scan(
                     items = todo_items(call.get("args"))
                     if items is not None:
                         cur.todos = items
-    return [_to_turn(a, n) for n, a in enumerate(accs, start=1)]
-
-
-def _to_turn(acc: _Acc, number: int) -> Turn:
-    material: Material | None = Material(
-        request=tuple(acc.request),
-        todos=acc.todos if acc.todo_used else (),
-        final_answer=acc.answer,
-        todo_used=acc.todo_used,
-    )
-    if acc.opening == "missing":
-        status = "missing"
-        reason = "material missing: the turn's user prompt is not on the transcript's active branch"
-        material = None
-    elif not acc.todo_used:
-        status, reason = "skipped", REASON_NO_TODO
-    elif not acc.request:
-        status = "missing"
-        reason = "material missing: the turn was opened by a notification, not by a user request"
-        material = None
-    else:
-        status, reason = "ready", ""
-    return Turn(
-        number=number,
-        key=acc.key,
-        material=material,
-        todo_used=acc.todo_used,
-        status=status,
-        reason=reason,
-        ended_by_interrupt=False,
-        opening="prompt" if acc.opening == "prompt" else acc.opening,
-    )
-
-
-def _records(path: Path) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    try:
-        with path.open("rb") as handle:
-            for raw in handle:
-                text = raw.decode("utf-8", errors="replace").lstrip("\ufeff").strip()
-                if not text:
-                    continue
-                try:
-                    rec = json.loads(text)
-                except (ValueError, RecursionError):
-                    continue
-                if isinstance(rec, dict):
-                    out.append(rec)
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot be read ({exc.strerror}).") from None
-    return out
+    return [
+        a.turn(n, no_opening=_NO_OPENING, no_request=_NO_REQUEST)
+        for n, a in enumerate(accs, start=1)
+    ]
 
 
 def read_turns(path: str | Path, *, is_supplement: SupplementTest | None = None) -> list[Turn]:
@@ -226,7 +171,8 @@ def read_turns(path: str | Path, *, is_supplement: SupplementTest | None = None)
     Raises:
         UsageError: the file is missing or unreadable.
     """
-    return scan(active_chain(_records(Path(path))), is_supplement=is_supplement)
+    records = [rec for _, rec in json_lines(Path(path))]
+    return scan(active_chain(records), is_supplement=is_supplement)
 
 
 def read_current_turn(path: str | Path, *, is_supplement: SupplementTest | None = None) -> Turn:
@@ -237,7 +183,4 @@ def read_current_turn(path: str | Path, *, is_supplement: SupplementTest | None 
         UsageError: unreadable file.
         MaterialMissing: no turn yet.
     """
-    turns = read_turns(path, is_supplement=is_supplement)
-    if not turns:
-        raise no_turn_error(Path(path))
-    return replace(turns[-1], number=0)
+    return last_turn(read_turns(path, is_supplement=is_supplement), path)

@@ -10,13 +10,14 @@ it on its fast path.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from jev import safejson
 from jev.backread import BLOCK, lines_backward
-from jev.domain import Material
+from jev.domain import Material, TodoItem
 from jev.errors import MaterialMissing, UsageError
 
 __all__ = [
@@ -26,8 +27,12 @@ __all__ = [
     "REASON_RUNNING",
     "LineStats",
     "Turn",
+    "TurnDraft",
+    "build_turn",
     "iter_records",
     "iter_records_backward",
+    "json_lines",
+    "last_turn",
     "no_turn_error",
     "skip_running",
 ]
@@ -91,14 +96,132 @@ def skip_running(turns: list[Turn]) -> list[Turn]:
     still running becomes ``skipped`` with :data:`REASON_RUNNING`, because its final
     answer may not be written yet (``jev audit`` without ``--include-running``).
     """
-    from dataclasses import replace
-
     return [
         replace(t, status="skipped", reason=REASON_RUNNING)
         if not t.ended and t.status != "skipped"
         else t
         for t in turns
     ]
+
+
+def build_turn(
+    number: int,
+    key: str,
+    opening: str,
+    *,
+    request: Sequence[str],
+    todos: tuple[TodoItem, ...],
+    final_answer: str,
+    todo_used: bool,
+    no_opening: str = "",
+    no_request: str = "",
+    interrupted: bool = False,
+    ended: bool = True,
+) -> Turn:
+    """The :class:`Turn` of a turn a reader has assembled (design.md §2, §3).
+
+    The status, by the rule every reader shares, first match wins:
+
+    1. ``interrupted`` (ended by a user interrupt): ``skipped``, :data:`REASON_INTERRUPT`;
+    2. ``no_opening`` (the reason, "" when the opening is in the file): ``missing``;
+    3. no Todo use in the turn: ``skipped``, :data:`REASON_NO_TODO`;
+    4. ``no_request`` (the reason the material of a turn with Todo use cannot be
+       obtained, "" when it can): ``missing``;
+    5. else ``ready``.
+
+    A ``missing`` turn has no material; otherwise the material carries ``request``,
+    ``final_answer`` and, only when the Todo tool was used in this turn, ``todos``.
+    """
+    material: Material | None = Material(
+        request=tuple(request),
+        todos=todos if todo_used else (),
+        final_answer=final_answer,
+        todo_used=todo_used,
+    )
+    if interrupted:
+        status, reason = "skipped", REASON_INTERRUPT
+    elif no_opening:
+        status, reason, material = "missing", no_opening, None
+    elif not todo_used:
+        status, reason = "skipped", REASON_NO_TODO
+    elif no_request:
+        status, reason, material = "missing", no_request, None
+    else:
+        status, reason = "ready", ""
+    return Turn(
+        number=number,
+        key=key,
+        material=material,
+        todo_used=todo_used,
+        status=status,
+        reason=reason,
+        ended_by_interrupt=interrupted,
+        opening=opening,
+        ended=ended,
+    )
+
+
+@dataclass
+class TurnDraft:
+    """One turn being assembled by a reader, with the fields most readers keep.
+
+    Attributes:
+        key: the turn key (design.md §14).
+        opening: what opened it (``prompt``, ``missing``, … as :attr:`Turn.opening`).
+        request: the user's request messages (the request, then adjustments).
+        todo_used: the Todo tool was used in this turn.
+        todos: the latest Todo list.
+        answer: the final answer so far.
+    """
+
+    key: str
+    opening: str
+    request: list[str] = field(default_factory=list)
+    todo_used: bool = False
+    todos: tuple[TodoItem, ...] = ()
+    answer: str = ""
+
+    def turn(
+        self,
+        number: int,
+        *,
+        no_opening: str,
+        no_request: str = "",
+        todos: tuple[TodoItem, ...] | None = None,
+    ) -> Turn:
+        """The :class:`Turn` numbered ``number`` (:func:`build_turn`).
+
+        Args:
+            number: 1-based, or 0 for a current turn read alone.
+            no_opening: the reason the material is missing when :attr:`opening` is
+                ``missing``.
+            no_request: the reason the material is missing when a turn with Todo use
+                has no request ("": such a turn is ready).
+            todos: the Todo list to use instead of :attr:`todos` (the host's own
+                current state), or ``None``.
+        """
+        return build_turn(
+            number,
+            self.key,
+            self.opening,
+            request=self.request,
+            todos=self.todos if todos is None else todos,
+            final_answer=self.answer,
+            todo_used=self.todo_used,
+            no_opening=no_opening if self.opening == "missing" else "",
+            no_request=no_request if not self.request else "",
+        )
+
+
+def last_turn(turns: list[Turn], path: str | Path) -> Turn:
+    """The last of ``turns`` with ``number`` 0 (the current turn of a file read whole).
+
+    Raises:
+        MaterialMissing: ``turns`` is empty (:func:`no_turn_error` for ``path``).
+    """
+    if not turns:
+        raise no_turn_error(Path(path))
+    return replace(turns[-1], number=0)
 
 
 def no_turn_error(path: Path) -> MaterialMissing:
@@ -199,5 +322,30 @@ def iter_records_backward(
             rec = _parse_line(raw, stats)
             if rec is not None:
                 yield offset, rec
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be read ({exc.strerror}).") from None
+
+
+def json_lines(path: Path) -> Iterator[tuple[int, dict[str, object]]]:
+    """Yield ``(1-based line number, record)`` for each JSON-object line, leniently:
+    a leading BOM is stripped, undecodable bytes are replaced, and blank lines, lines
+    that are not JSON and JSON values that are not objects are skipped (their numbers
+    are kept). Used by the readers of the hosts whose files are read whole.
+
+    Raises:
+        UsageError: the file cannot be opened or read.
+    """
+    try:
+        with path.open("rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                text = raw.decode("utf-8", errors="replace").lstrip("\ufeff").strip()
+                if not text:
+                    continue
+                try:
+                    rec = json.loads(text)
+                except (ValueError, RecursionError):
+                    continue
+                if isinstance(rec, dict):
+                    yield number, rec
     except OSError as exc:
         raise UsageError(f"{path}: cannot be read ({exc.strerror}).") from None

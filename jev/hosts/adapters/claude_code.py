@@ -128,9 +128,10 @@ class ClaudeCodeAdapter:
         """
         from dataclasses import replace
 
+        from jev.hosts.adapter_kit import transcript_file
         from jev.hosts.transcript import read_current_turn
 
-        path = _transcript_file(hook)
+        path = transcript_file(hook)
         turn = read_current_turn(
             path, "claude-code", last_assistant_message=hook.last_assistant_message
         )
@@ -206,23 +207,6 @@ def from_cursor(data: Mapping[str, Any]) -> bool:
     if "cursor_version" in data:
         return True
     return "conversation_id" in data and "generation_id" in data and "session_id" not in data
-
-
-def _transcript_file(hook: HookInput) -> str:
-    from pathlib import Path
-
-    from jev.errors import MaterialMissing
-
-    path = hook.transcript_path
-    if not path:
-        raise MaterialMissing(
-            f"the {hook.host} hook received no transcript_path, so the turn's request and "
-            "Todo list cannot be read"
-        )
-    if not Path(path).is_file():
-        what = "is not a file" if Path(path).exists() else "does not exist (yet)"
-        raise MaterialMissing(f"the transcript {path} {what}")
-    return path
 
 
 #: First Claude Code version with exec-form hooks (``args``; changelog 2.1.139).

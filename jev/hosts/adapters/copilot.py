@@ -31,46 +31,63 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jev.hosts.base import (
-    ConfigSetting,
-    HookAnswer,
-    HookInput,
-    HostAdapter,
-    Installer,
-    cap,
-    common_fields,
-    json_line,
-    text_field,
+from jev.hosts.adapter_kit import (
+    FullHookAdapter,
+    HookFileInstaller,
+    decision_answer,
+    transcript_file,
 )
+from jev.hosts.base import HookAnswer, HookInput, HostAdapter, Installer, common_fields, text_field
+from jev.hosts.copilot_transcript import read_current_turn
+from jev.hosts.hook_commands import hook_command
+from jev.hosts.readkit import supplement_test
 
 if TYPE_CHECKING:
     from jev.hosts.hook import SessionIndex
-    from jev.hosts.transcript import Turn
+    from jev.hosts.turns import Turn
 
 __all__ = ["ADAPTER", "CopilotAdapter", "CopilotInstaller"]
 
 _KINDS = {"agentstop": "stop", "stop": "stop", "subagentstop": "subagent-stop"}
 
 
-class CopilotAdapter:
+class CopilotInstaller(HookFileInstaller):
+    """Copilot CLI hook file (module docstring); flat layout, ``timeoutSec``. No Todo
+    setting: the ``todos`` table is pre-created in every session."""
+
+    scopes: tuple[str, ...] = ("project", "user")
+    entries: tuple[tuple[str, str], ...] = (("agentStop", "copilot"),)
+    user_folder: tuple[str, ...] = (".copilot", "hooks")
+    project_folder: tuple[str, ...] = (".github", "hooks")
+    file_name: str = "jev.json"
+    program: str = "copilot"
+    note_lines: tuple[str, ...] = (
+        "Copilot CLI loads .github/hooks/*.json from the folder it runs in; the cloud "
+        "agent only from the default branch.",
+    )
+    layout: str = "flat"
+    version: int | None = 1
+
+    def handler(
+        self, event: str, name: str, exe: Path, profile: str | None, timeout_s: int
+    ) -> dict[str, Any]:
+        """``{"type", "bash", "powershell", "timeoutSec"}``; PowerShell needs the call
+        operator ``&`` in front of a quoted path."""
+        command = hook_command(name, profile, exe)
+        return {
+            "type": "command",
+            "bash": command,
+            "powershell": f"& {command}",
+            "timeoutSec": self.timeout(name, timeout_s),
+        }
+
+
+class CopilotAdapter(FullHookAdapter):
     """The Copilot CLI adapter (see the module docstring and :class:`HostAdapter`)."""
 
     name = "copilot"
     hooks: Mapping[str, str] = {"copilot": "stop"}
-    remember_material = True
-
-    @property
-    def installer(self) -> Installer | None:
-        """``.github/hooks/jev.json`` (:class:`CopilotInstaller`)."""
-        return _INSTALLER
-
-    def fast_kind(self, data: dict[str, Any]) -> str:
-        """Always ``other``: every Copilot stop takes the full hook."""
-        return "other"
-
-    def quick_skip(self, data: dict[str, Any]) -> bool:
-        """Never."""
-        return False
+    installer: Installer | None = CopilotInstaller()
 
     def parse(self, data: Mapping[str, Any]) -> HookInput:
         """The typed event from the camelCase or the Claude-style payload."""
@@ -110,92 +127,18 @@ class CopilotAdapter:
             MaterialMissing: no transcript path, or not a file.
             UsageError: the file cannot be read.
         """
-        from jev.errors import MaterialMissing
-        from jev.hosts.copilot_transcript import read_current_turn
-        from jev.hosts.readkit import supplement_test
-
-        path = hook.transcript_path
-        if not path:
-            raise MaterialMissing(
-                "the copilot hook received no transcriptPath, so the turn's request and "
-                "Todo list cannot be read"
-            )
-        if not Path(path).is_file():
-            what = "is not a file" if Path(path).exists() else "does not exist (yet)"
-            raise MaterialMissing(f"the transcript {path} {what}")
+        path = transcript_file(hook, "transcriptPath")
         entry = index.get(session) or {}
         steers = [*(entry.get("steers") or ()), entry.get("last_steer")]
         return read_current_turn(path, is_supplement=supplement_test(steers))
 
-    def reread(self, entry: Mapping[str, Any]) -> Turn | None:
-        """The current turn of the session's ``events.jsonl`` (``jev retry``)."""
-        path = entry.get("transcript_path")
-        if not path or not Path(str(path)).is_file():
-            return None
-        from jev.hosts.copilot_transcript import read_current_turn
-
-        return read_current_turn(str(path))
+    def read_file(self, path: str) -> Turn:
+        """The current turn of the ``events.jsonl`` at ``path`` (``jev retry``)."""
+        return read_current_turn(path)
 
     def render(self, answer: HookAnswer, hook: HookInput | None = None) -> tuple[str, str]:
         """``{"decision":"block","reason":…}`` to steer, "" otherwise; notices on stderr."""
-        notice = cap(answer.notice.strip())
-        err = notice + "\n" if notice else ""
-        if answer.steer is None:
-            return "", err
-        return json_line({"decision": "block", "reason": answer.steer}), err
-
-    def render_session_start(self, context: str | None) -> str:
-        """Jev installs no Copilot session-start hook."""
-        return ""
+        return decision_answer(answer, notice_on_stderr=True)
 
 
-class CopilotInstaller:
-    """Copilot CLI hook file (module docstring); flat layout, ``timeoutSec``."""
-
-    scopes: tuple[str, ...] = ("project", "user")
-    entries: tuple[tuple[str, str], ...] = (("agentStop", "copilot"),)
-    timeout_unit: str = "s"
-    layout: str = "flat"
-    version: int | None = 1
-
-    def config_path(self, scope: str, project: Path) -> Path:
-        """``<project>/.github/hooks/jev.json`` or ``~/.copilot/hooks/jev.json``."""
-        if scope == "user":
-            return Path.home() / ".copilot" / "hooks" / "jev.json"
-        return project / ".github" / "hooks" / "jev.json"
-
-    def present(self) -> bool:
-        """``~/.copilot`` exists, or ``copilot`` is on PATH."""
-        import shutil
-
-        return (Path.home() / ".copilot").is_dir() or shutil.which("copilot") is not None
-
-    def handler(
-        self, event: str, name: str, exe: Path, profile: str | None, timeout_s: int
-    ) -> dict[str, Any]:
-        """``{"type", "bash", "powershell", "timeoutSec"}``; PowerShell needs the call
-        operator ``&`` in front of a quoted path."""
-        from jev.hosts.hook_commands import hook_command
-
-        command = hook_command(name, profile, exe)
-        return {
-            "type": "command",
-            "bash": command,
-            "powershell": f"& {command}",
-            "timeoutSec": timeout_s,
-        }
-
-    def todo_tool_settings(self, scope: str, project: Path) -> tuple[ConfigSetting, ...]:
-        """None: the ``todos`` table is pre-created in every session."""
-        return ()
-
-    def notes(self) -> tuple[str, ...]:
-        """Where the file is loaded from."""
-        return (
-            "Copilot CLI loads .github/hooks/*.json from the folder it runs in; the cloud "
-            "agent only from the default branch.",
-        )
-
-
-_INSTALLER = CopilotInstaller()
 ADAPTER: HostAdapter = CopilotAdapter()

@@ -28,11 +28,12 @@ third-party references [S]).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jev.hosts.adapter_kit import FullHookAdapter, HookFileInstaller, transcript_file
 from jev.hosts.base import (
-    ConfigSetting,
     HookAnswer,
     HookInput,
     HostAdapter,
@@ -42,33 +43,54 @@ from jev.hosts.base import (
     json_line,
     text_field,
 )
+from jev.hosts.cursor_transcript import current_turn_and_followups, read_current_turn
+from jev.hosts.hook_commands import hook_command
+from jev.hosts.readkit import supplement_test
+from jev.settings import load_settings
 
 if TYPE_CHECKING:
     from jev.hosts.hook import SessionIndex
-    from jev.hosts.transcript import Turn
+    from jev.hosts.turns import Turn
 
 __all__ = ["ADAPTER", "CursorAdapter", "CursorInstaller"]
 
 
-class CursorAdapter:
+class CursorInstaller(HookFileInstaller):
+    """Cursor ``hooks.json`` (module docstring); flat layout, ``timeout`` in seconds.
+    Cursor's Todo tool is on by default."""
+
+    entries: tuple[tuple[str, str], ...] = (("stop", "cursor"),)
+    user_folder: tuple[str, ...] = (".cursor",)
+    project_folder: tuple[str, ...] = (".cursor",)
+    file_name: str = "hooks.json"
+    program: str = "cursor"
+    note_lines: tuple[str, ...] = (
+        "Cursor runs project hooks (.cursor/hooks.json) only in a trusted workspace.",
+    )
+    layout: str = "flat"
+    version: int | None = 1
+
+    def handler(
+        self, event: str, name: str, exe: Path, profile: str | None, timeout_s: int
+    ) -> dict[str, Any]:
+        """``{"command", "type", "timeout", "loop_limit"}``; ``loop_limit`` is the
+        profile's ``max_supplements`` (at least 1): Cursor's own cap never cuts Jev's
+        budget short, and Jev's bound holds below it."""
+        budget = load_settings(profile).max_supplements
+        return {
+            "command": hook_command(name, profile, exe),
+            "type": "command",
+            "timeout": self.timeout(name, timeout_s),
+            "loop_limit": max(1, budget),
+        }
+
+
+class CursorAdapter(FullHookAdapter):
     """The Cursor adapter (see the module docstring and :class:`HostAdapter`)."""
 
     name = "cursor"
     hooks: Mapping[str, str] = {"cursor": "stop"}
-    remember_material = True
-
-    @property
-    def installer(self) -> Installer | None:
-        """``hooks.json`` (:class:`CursorInstaller`)."""
-        return _INSTALLER
-
-    def fast_kind(self, data: dict[str, Any]) -> str:
-        """Always ``other``: every Cursor stop takes the full hook."""
-        return "other"
-
-    def quick_skip(self, data: dict[str, Any]) -> bool:
-        """Never."""
-        return False
+    installer: Installer | None = CursorInstaller()
 
     def parse(self, data: Mapping[str, Any]) -> HookInput:
         """The typed event; ``stop`` when ``hook_event_name`` is absent."""
@@ -104,21 +126,7 @@ class CursorAdapter:
             MaterialMissing: no transcript, or the older ``.txt`` form.
             UsageError: the transcript cannot be read.
         """
-        from dataclasses import replace
-
-        from jev.errors import MaterialMissing
-        from jev.hosts.cursor_transcript import current_turn_and_followups
-        from jev.hosts.readkit import supplement_test
-
-        path = hook.transcript_path
-        if not path:
-            raise MaterialMissing(
-                "the cursor hook received no transcript_path, so the turn's request and "
-                "Todo list cannot be read"
-            )
-        if not Path(path).is_file():
-            what = "is not a file" if Path(path).exists() else "does not exist (yet)"
-            raise MaterialMissing(f"the transcript {path} {what}")
+        path = transcript_file(hook)
         entry = index.get(session) or {}
         steers = [*list(entry.get("steers") or ()), entry.get("last_steer")]
         turn, followups = current_turn_and_followups(path, is_supplement=supplement_test(steers))
@@ -137,14 +145,9 @@ class CursorAdapter:
             )
         return turn
 
-    def reread(self, entry: Mapping[str, Any]) -> Turn | None:
-        """The current turn of the session's transcript (``jev retry``), else ``None``."""
-        path = entry.get("transcript_path")
-        if not path or not Path(str(path)).is_file():
-            return None
-        from jev.hosts.cursor_transcript import read_current_turn
-
-        return read_current_turn(str(path))
+    def read_file(self, path: str) -> Turn:
+        """The current turn of the agent transcript at ``path`` (``jev retry``)."""
+        return read_current_turn(path)
 
     def render(self, answer: HookAnswer, hook: HookInput | None = None) -> tuple[str, str]:
         """``{"followup_message":…}`` or ``{}``; the notice goes to stderr."""
@@ -154,57 +157,5 @@ class CursorAdapter:
         notice = cap(answer.notice.strip())
         return json_line(out), (notice + "\n" if notice else "")
 
-    def render_session_start(self, context: str | None) -> str:
-        """Jev installs no Cursor session-start hook."""
-        return ""
 
-
-class CursorInstaller:
-    """Cursor ``hooks.json`` (module docstring); flat layout, ``timeout`` in seconds."""
-
-    scopes: tuple[str, ...] = ("user", "project")
-    entries: tuple[tuple[str, str], ...] = (("stop", "cursor"),)
-    timeout_unit: str = "s"
-    layout: str = "flat"
-    version: int | None = 1
-
-    def config_path(self, scope: str, project: Path) -> Path:
-        """``~/.cursor/hooks.json`` (user) or ``<project>/.cursor/hooks.json``."""
-        if scope == "user":
-            return Path.home() / ".cursor" / "hooks.json"
-        return project / ".cursor" / "hooks.json"
-
-    def present(self) -> bool:
-        """``~/.cursor`` exists, or ``cursor`` is on PATH."""
-        import shutil
-
-        return (Path.home() / ".cursor").is_dir() or shutil.which("cursor") is not None
-
-    def handler(
-        self, event: str, name: str, exe: Path, profile: str | None, timeout_s: int
-    ) -> dict[str, Any]:
-        """``{"command", "type", "timeout", "loop_limit"}``; ``loop_limit`` is the
-        profile's ``max_supplements`` (at least 1): Cursor's own cap never cuts Jev's
-        budget short, and Jev's bound holds below it."""
-        from jev.hosts.hook_commands import hook_command
-        from jev.settings import load_settings
-
-        budget = load_settings(profile).max_supplements
-        return {
-            "command": hook_command(name, profile, exe),
-            "type": "command",
-            "timeout": timeout_s,
-            "loop_limit": max(1, budget),
-        }
-
-    def todo_tool_settings(self, scope: str, project: Path) -> tuple[ConfigSetting, ...]:
-        """None: Cursor's Todo tool is on by default."""
-        return ()
-
-    def notes(self) -> tuple[str, ...]:
-        """Project hooks need a trusted workspace."""
-        return ("Cursor runs project hooks (.cursor/hooks.json) only in a trusted workspace.",)
-
-
-_INSTALLER = CursorInstaller()
 ADAPTER: HostAdapter = CursorAdapter()

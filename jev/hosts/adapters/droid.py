@@ -19,23 +19,21 @@ from third-party readers [S] (:mod:`jev.hosts.droid_transcript`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jev.hosts.adapters.qwen import claude_style_render, transcript_file
-from jev.hosts.base import (
-    ConfigSetting,
-    HookAnswer,
-    HookInput,
-    HostAdapter,
-    Installer,
-    common_fields,
-    text_field,
+from jev.hosts.adapter_kit import (
+    FullHookAdapter,
+    HookFileInstaller,
+    decision_answer,
+    transcript_file,
+    with_final_answer,
 )
+from jev.hosts.base import HookAnswer, HookInput, HostAdapter, Installer, common_fields, text_field
+from jev.hosts.droid_transcript import read_current_turn
 
 if TYPE_CHECKING:
     from jev.hosts.hook import SessionIndex
-    from jev.hosts.transcript import Turn
+    from jev.hosts.turns import Turn
 
 __all__ = ["ADAPTER", "DroidAdapter", "DroidInstaller"]
 
@@ -48,25 +46,23 @@ _CAMEL = {
 }
 
 
-class DroidAdapter:
+class DroidInstaller(HookFileInstaller):
+    """Factory Droid ``hooks.json`` (module docstring); ``timeout`` in seconds.
+    ``TodoWrite`` is on by default."""
+
+    entries: tuple[tuple[str, str], ...] = (("Stop", "droid"),)
+    user_folder: tuple[str, ...] = (".factory",)
+    project_folder: tuple[str, ...] = (".factory",)
+    file_name: str = "hooks.json"
+    program: str = "droid"
+
+
+class DroidAdapter(FullHookAdapter):
     """The Factory Droid adapter (see the module docstring and :class:`HostAdapter`)."""
 
     name = "droid"
     hooks: Mapping[str, str] = {"droid": "stop"}
-    remember_material = True
-
-    @property
-    def installer(self) -> Installer | None:
-        """``.factory/hooks.json`` (:class:`DroidInstaller`)."""
-        return _INSTALLER
-
-    def fast_kind(self, data: dict[str, Any]) -> str:
-        """Always ``other``: every Droid stop takes the full hook."""
-        return "other"
-
-    def quick_skip(self, data: dict[str, Any]) -> bool:
-        """Never."""
-        return False
+    installer: Installer | None = DroidInstaller()
 
     def parse(self, data: Mapping[str, Any]) -> HookInput:
         """The typed event from snake_case or camelCase fields."""
@@ -84,10 +80,6 @@ class DroidAdapter:
         fields["raw"] = data
         return HookInput(host=self.name, event=event, kind=kind, **fields)
 
-    def gate(self, hook: HookInput) -> str:
-        """No Droid-only gate."""
-        return ""
-
     def read_turn(self, hook: HookInput, index: SessionIndex, session: str) -> Turn:
         """The current turn (Claude Code rules on Droid lines).
 
@@ -95,73 +87,15 @@ class DroidAdapter:
             MaterialMissing: no transcript file.
             UsageError: the file cannot be read.
         """
-        from dataclasses import replace
+        return with_final_answer(read_current_turn(transcript_file(hook)), hook)
 
-        from jev.hosts.droid_transcript import read_current_turn
-
-        turn = read_current_turn(transcript_file(hook))
-        if hook.last_assistant_message is not None and turn.material is not None:
-            material = replace(turn.material, final_answer=hook.last_assistant_message)
-            turn = replace(turn, material=material)
-        return turn
-
-    def reread(self, entry: Mapping[str, Any]) -> Turn | None:
-        """The current turn of the session's file (``jev retry``)."""
-        path = entry.get("transcript_path")
-        if not path or not Path(str(path)).is_file():
-            return None
-        from jev.hosts.droid_transcript import read_current_turn
-
-        return read_current_turn(str(path))
+    def read_file(self, path: str) -> Turn:
+        """The current turn of the session file at ``path`` (``jev retry``)."""
+        return read_current_turn(path)
 
     def render(self, answer: HookAnswer, hook: HookInput | None = None) -> tuple[str, str]:
-        """The Claude Code Stop contract."""
-        return claude_style_render(answer)
-
-    def render_session_start(self, context: str | None) -> str:
-        """Jev installs no Droid session-start hook."""
-        return ""
+        """The Claude Code Stop contract (:func:`jev.hosts.adapter_kit.decision_answer`)."""
+        return decision_answer(answer)
 
 
-class DroidInstaller:
-    """Factory Droid ``hooks.json`` (module docstring); ``timeout`` in seconds."""
-
-    scopes: tuple[str, ...] = ("user", "project")
-    entries: tuple[tuple[str, str], ...] = (("Stop", "droid"),)
-    timeout_unit: str = "s"
-
-    def config_path(self, scope: str, project: Path) -> Path:
-        """``~/.factory/hooks.json`` (user) or ``<project>/.factory/hooks.json``."""
-        if scope == "user":
-            return Path.home() / ".factory" / "hooks.json"
-        return project / ".factory" / "hooks.json"
-
-    def present(self) -> bool:
-        """``~/.factory`` exists, or ``droid`` is on PATH."""
-        import shutil
-
-        return (Path.home() / ".factory").is_dir() or shutil.which("droid") is not None
-
-    def handler(
-        self, event: str, name: str, exe: Path, profile: str | None, timeout_s: int
-    ) -> dict[str, Any]:
-        """A ``command`` handler; ``timeout`` in seconds."""
-        from jev.hosts.hook_commands import hook_command
-
-        return {
-            "type": "command",
-            "command": hook_command(name, profile, exe),
-            "timeout": timeout_s,
-        }
-
-    def todo_tool_settings(self, scope: str, project: Path) -> tuple[ConfigSetting, ...]:
-        """None: ``TodoWrite`` is on by default."""
-        return ()
-
-    def notes(self) -> tuple[str, ...]:
-        """Nothing to add."""
-        return ()
-
-
-_INSTALLER = DroidInstaller()
 ADAPTER: HostAdapter = DroidAdapter()

@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jev.hosts.adapter_kit import FullHookAdapter, HookFileInstaller, decision_answer
 from jev.hosts.base import (
     ConfigSetting,
     HookAnswer,
@@ -44,10 +46,13 @@ from jev.hosts.base import (
     json_line,
     text_field,
 )
+from jev.hosts.gemini_transcript import read_turns
+from jev.hosts.hook_commands import hook_command
+from jev.hosts.readkit import supplement_test
+from jev.hosts.turns import Turn
 
 if TYPE_CHECKING:
     from jev.hosts.hook import SessionIndex
-    from jev.hosts.transcript import Turn
 
 __all__ = ["ADAPTER", "GeminiAdapter", "GeminiInstaller"]
 
@@ -80,26 +85,72 @@ def _new_part(cumulative: str, previous: str) -> str:
     return cumulative
 
 
-class GeminiAdapter:
-    """The Gemini CLI adapter (see the module docstring and :class:`HostAdapter`)."""
+def _unread(session: str, prompt: str, reason: str) -> Turn:
+    """A skipped current turn keyed by the session and the hook's ``prompt`` (the chat
+    file cannot show it)."""
+    return Turn(
+        number=0,
+        key=_prompt_key(session, prompt),
+        material=None,
+        todo_used=False,
+        status="skipped",
+        reason=reason,
+        ended_by_interrupt=False,
+        opening="prompt" if prompt else "missing",
+    )
+
+
+class GeminiInstaller(HookFileInstaller):
+    """Gemini CLI ``settings.json`` (module docstring); ``timeout`` in milliseconds."""
+
+    entries: tuple[tuple[str, str], ...] = (
+        ("AfterAgent", "gemini"),
+        ("SessionStart", "gemini-session-start"),
+    )
+    timeout_unit: str = "ms"
+    user_folder: tuple[str, ...] = (".gemini",)
+    project_folder: tuple[str, ...] = (".gemini",)
+    file_name: str = "settings.json"
+    program: str = "gemini"
+    note_lines: tuple[str, ...] = (
+        "Gemini CLI runs settings hooks only in a trusted folder; restart Gemini CLI "
+        "so the task tracker tools load.",
+    )
+
+    def handler(
+        self, event: str, name: str, exe: Path, profile: str | None, timeout_s: int
+    ) -> dict[str, Any]:
+        """A ``command`` handler with a ``name`` and a ``description``; ``timeout`` in
+        ms covering the judge budget."""
+        return {
+            "type": "command",
+            "command": hook_command(name, profile, exe),
+            "name": "jev" if event == "AfterAgent" else "jev-session-start",
+            "timeout": self.timeout(name, timeout_s),
+            "description": "Jev completion audit",
+        }
+
+    def todo_tool_settings(self, scope: str, project: Path) -> tuple[ConfigSetting, ...]:
+        """``experimental.taskTracker = true`` in the same ``settings.json``."""
+        return (
+            ConfigSetting(
+                path=self.config_path(scope, project),
+                keys=TASK_TRACKER_KEYS,
+                value=True,
+                what="Todo tools (task tracker)",
+            ),
+        )
+
+
+class GeminiAdapter(FullHookAdapter):
+    """The Gemini CLI adapter (see the module docstring and :class:`HostAdapter`).
+
+    Every stop takes the full hook: the chat file must be replayed whole, so there is
+    no cheap backward check."""
 
     name = "gemini"
     hooks: Mapping[str, str] = {"gemini": "stop", "gemini-session-start": "session-start"}
-    remember_material = True
-
-    @property
-    def installer(self) -> Installer | None:
-        """``settings.json`` with millisecond timeouts (:class:`GeminiInstaller`)."""
-        return _INSTALLER
-
-    def fast_kind(self, data: dict[str, Any]) -> str:
-        """Always ``other``: every Gemini stop takes the full hook (the chat file must
-        be replayed whole, so there is no cheap backward check)."""
-        return "other"
-
-    def quick_skip(self, data: dict[str, Any]) -> bool:
-        """Never (see :meth:`fast_kind`)."""
-        return False
+    installer: Installer | None = GeminiInstaller()
 
     def parse(self, data: Mapping[str, Any]) -> HookInput:
         """The typed event; ``AfterAgent`` when ``hook_event_name`` is absent.
@@ -115,22 +166,12 @@ class GeminiAdapter:
             host=self.name, event=event, kind=kind, prompt=text_field(data.get("prompt")), **fields
         )
 
-    def gate(self, hook: HookInput) -> str:
-        """No Gemini-only gate."""
-        return ""
-
     def read_turn(self, hook: HookInput, index: SessionIndex, session: str) -> Turn:
         """The current turn: from the chat file when there is one (module docstring).
 
         Raises:
             UsageError: the chat file cannot be read.
         """
-        from dataclasses import replace
-
-        from jev.hosts.gemini_transcript import read_turns
-        from jev.hosts.readkit import supplement_test
-        from jev.hosts.transcript import Turn
-
         entry = index.get(session) or {}
         prompt = hook.prompt or ""
         cumulative = text_field(hook.raw.get("prompt_response")) or ""
@@ -151,49 +192,22 @@ class GeminiAdapter:
                         answer = _new_part(cumulative, previous)
                         turn = replace(turn, material=replace(turn.material, final_answer=answer))
                     return replace(turn, number=0)
-                return Turn(
-                    number=0,
-                    key=_prompt_key(session, prompt),
-                    material=None,
-                    todo_used=False,
-                    status="skipped",
-                    reason="the chat file has not caught up with this prompt yet",
-                    ended_by_interrupt=False,
-                    opening="prompt",
+                return _unread(
+                    session, prompt, "the chat file has not caught up with this prompt yet"
                 )
-        return Turn(
-            number=0,
-            key=_prompt_key(session, prompt),
-            material=None,
-            todo_used=False,
-            status="skipped",
-            reason="no chat file (Gemini recorded nothing): Todo use unknown",
-            ended_by_interrupt=False,
-            opening="prompt" if prompt else "missing",
-        )
+        return _unread(session, prompt, "no chat file (Gemini recorded nothing): Todo use unknown")
 
     def reread(self, entry: Mapping[str, Any]) -> Turn | None:
         """The current turn of the session's chat file (``jev retry``), else ``None``."""
         path = entry.get("transcript_path")
         if not path or not Path(str(path)).is_file():
             return None
-        from dataclasses import replace
-
-        from jev.hosts.gemini_transcript import read_turns
-
         turns = read_turns(str(path))
         return replace(turns[-1], number=0) if turns else None
 
     def render(self, answer: HookAnswer, hook: HookInput | None = None) -> tuple[str, str]:
         """``{"decision":"deny","reason":…}``, ``systemMessage``, or ``{}``."""
-        out: dict[str, Any] = {}
-        if answer.steer is not None:
-            out["decision"] = "deny"
-            out["reason"] = answer.steer
-        notice = cap(answer.notice.strip())
-        if notice:
-            out["systemMessage"] = notice
-        return json_line(out), ""
+        return decision_answer(answer, decision="deny", always_json=True)
 
     def render_session_start(self, context: str | None) -> str:
         """``{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":…}}``,
@@ -210,61 +224,4 @@ class GeminiAdapter:
         )
 
 
-class GeminiInstaller:
-    """Gemini CLI ``settings.json`` (module docstring); ``timeout`` in milliseconds."""
-
-    scopes: tuple[str, ...] = ("user", "project")
-    entries: tuple[tuple[str, str], ...] = (
-        ("AfterAgent", "gemini"),
-        ("SessionStart", "gemini-session-start"),
-    )
-    timeout_unit: str = "ms"
-
-    def config_path(self, scope: str, project: Path) -> Path:
-        """``~/.gemini/settings.json`` (user) or ``<project>/.gemini/settings.json``."""
-        if scope == "user":
-            return Path.home() / ".gemini" / "settings.json"
-        return project / ".gemini" / "settings.json"
-
-    def present(self) -> bool:
-        """``~/.gemini`` exists, or ``gemini`` is on PATH."""
-        import shutil
-
-        return (Path.home() / ".gemini").is_dir() or shutil.which("gemini") is not None
-
-    def handler(
-        self, event: str, name: str, exe: Path, profile: str | None, timeout_s: int
-    ) -> dict[str, Any]:
-        """A ``command`` handler; ``timeout`` in ms covering the judge budget."""
-        from jev.hosts.hook_commands import SESSION_START_TIMEOUT_S, hook_command
-
-        seconds = SESSION_START_TIMEOUT_S if event == "SessionStart" else timeout_s
-        return {
-            "type": "command",
-            "command": hook_command(name, profile, exe),
-            "name": "jev" if event == "AfterAgent" else "jev-session-start",
-            "timeout": seconds * 1000,
-            "description": "Jev completion audit",
-        }
-
-    def todo_tool_settings(self, scope: str, project: Path) -> tuple[ConfigSetting, ...]:
-        """``experimental.taskTracker = true`` in the same ``settings.json``."""
-        return (
-            ConfigSetting(
-                path=self.config_path(scope, project),
-                keys=TASK_TRACKER_KEYS,
-                value=True,
-                what="Todo tools (task tracker)",
-            ),
-        )
-
-    def notes(self) -> tuple[str, ...]:
-        """Gemini registers settings hooks only in trusted folders."""
-        return (
-            "Gemini CLI runs settings hooks only in a trusted folder; restart Gemini CLI "
-            "so the task tracker tools load.",
-        )
-
-
-_INSTALLER = GeminiInstaller()
 ADAPTER: HostAdapter = GeminiAdapter()
