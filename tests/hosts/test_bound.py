@@ -29,87 +29,31 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import (
-    RuleBasedStateMachine,
-    initialize,
-    invariant,
-    rule,
-    run_state_machine_as_test,
-)
+from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
 
-from jev.api import Auditor
-from jev.domain import JudgeAnswer, JudgeInfo, JudgeInput, Numbering
-from jev.errors import TransportError
 from jev.hosts.hook import HookResult, run_stop_hook
 from jev.hosts.registry import host_names
 from jev.settings import save_settings
-from jev.store import Store
+from tests.hosts.bound_helpers import (
+    FLAGS,
+    MISSING,
+    BoundHost,
+    BoundMachine,
+    NeverComplete,
+)
 from tests.hosts_e2e.harness import ClaudeCodeSim, CodexSim
 
-PROBLEMS = ("omission", "contradiction", "unknown", "needs-user")
-RETRIES = 1
 
-
-class NeverComplete:
-    """A judge that answers every call with a problem verdict or ``needs-user``, or
-    fails technically when told to; it counts every call."""
-
-    info = JudgeInfo(provider="scripted", model="never-complete")
-
-    def __init__(self, verdicts: list[str]) -> None:
-        self.verdicts = verdicts or ["omission"]
-        self.calls = 0
-        self.fail_next = 0
-
-    def ask(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
-        self.calls += 1
-        if self.fail_next:
-            self.fail_next -= 1
-            raise TransportError("judge down", kind="timeout")
-        verdict = self.verdicts[self.calls % len(self.verdicts)]
-        return JudgeAnswer(text=json.dumps({"assessment": verdict, "focus": "R1"}))
-
-    async def ask_async(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
-        return self.ask(judge_input, numbering)
-
-    def close(self) -> None:
-        pass
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class Host:
-    """One simulated host session around the in-process hook runner."""
+class Host(BoundHost):
+    """One simulated Claude Code or Codex session around the in-process hook runner."""
 
     def __init__(self, host: str, folder: Path, profile: str, judge: NeverComplete) -> None:
-        self.host = host
-        self.profile = profile
-        self.judge = judge
-        self.clock = Clock()
-        self.store_path = folder / "jev.sqlite3"
+        super().__init__(host, folder, profile, judge)
         self.sim: ClaudeCodeSim | CodexSim
         self.sim = ClaudeCodeSim(folder) if host == "claude-code" else CodexSim(folder)
         if isinstance(self.sim, CodexSim):
             self.sim.start()
-        self.blocks = 0
-        self.actions: list[str] = []
         self.last_payload: dict[str, Any] = {}
-
-    def auditor(self, profile: str | None, host: str) -> Auditor:
-        return Auditor(
-            profile=profile,
-            judge=self.judge,
-            store=Store(self.store_path),
-            host=host,
-            sleep=lambda _s: None,
-            now=self.clock,
-        )
 
     def prompt(self, text: str) -> None:
         self.sim.prompt(text)
@@ -140,7 +84,7 @@ class Host:
             data["background_tasks"] = []
             data["session_crons"] = []
         data.update(overrides)
-        return {k: v for k, v in data.items() if v is not _MISSING}
+        return {k: v for k, v in data.items() if v is not MISSING}
 
     def stop(self, payload: dict[str, Any], *, apply: bool = True) -> HookResult:
         self.last_payload = payload
@@ -159,6 +103,13 @@ class Host:
             if apply:
                 self.feedback(_steer_of(answer))
         return result
+
+    def stop_again(self) -> HookResult:
+        return self.stop(self.payload(stop_hook_active=True))
+
+    def repeat_last(self) -> None:
+        if self.last_payload:
+            self.stop(dict(self.last_payload))
 
     def feedback(self, reason: str, *, as_prompt: bool = False) -> None:
         """Apply a block as the host does (or as a plain new user message)."""
@@ -196,54 +147,20 @@ def _steer_of(answer: dict[str, Any]) -> str:
     return str(answer.get("reason") or context.get("additionalContext") or "")
 
 
-_MISSING = object()
-FLAGS = st.sampled_from([True, False, _MISSING, "yes", 1, None])
 DELAYS = st.sampled_from([0.0, 0.3, 1.0, 2.0, 5.0, 14.9, 15.1, 30.0, 120.0])
-MAXIMA = st.sampled_from([1, 2, 3])
 
 
 def make_machine(host: str, root: Path) -> type[RuleBasedStateMachine]:
-    class Bound(RuleBasedStateMachine):
-        @initialize(
-            maximum=MAXIMA,
-            verdicts=st.lists(st.sampled_from(PROBLEMS), min_size=1, max_size=6),
-        )
-        def start(self, maximum: int, verdicts: list[str]) -> None:
-            self.maximum = maximum
-            profile = f"bound{maximum}"
-            save_settings(
-                profile,
-                {
-                    "enabled": True,
-                    "max_supplements": maximum,
-                    "judge.technical_retries": RETRIES,
-                },
-            )
-            folder = root / uuid.uuid4().hex
-            folder.mkdir(parents=True)
-            self.h = Host(host, folder, profile, NeverComplete(verdicts))
-            self.h.prompt("Fix the bug and update the docs.")
-            self.items = [("Fix the bug", "completed"), ("Update the docs", "pending")]
-            self.h.todos(self.items)
-            self.version = 0
-            self.h.say("Done: fixed the bug. 🎉 → all good")
+    class Bound(BoundMachine):
+        h: Host
+
+        def make_host(self, folder: Path, profile: str, judge: NeverComplete) -> Host:
+            return Host(host, folder, profile, judge)
 
         @rule(delay=DELAYS, flag=FLAGS, change=st.booleans(), edit=st.booleans())
         def restop(self, delay: float, flag: object, change: bool, edit: bool) -> None:
-            self.h.clock.now += delay
-            if edit:
-                self.items = [(text, "completed") for text, _ in self.items]
-                self.h.todos(self.items)
-            if change:
-                self.version += 1
-                self.h.say(f"Done (v{self.version}): fixed the bug; docs next.")
+            self.move_on(delay, change=change, edit=edit)
             self.h.stop(self.h.payload(stop_hook_active=flag))
-
-        @rule()
-        def duplicate(self) -> None:
-            """The same stop delivered twice (hook installed twice, host retry)."""
-            if self.h.last_payload:
-                self.h.stop(dict(self.h.last_payload))
 
         @rule(delay=DELAYS)
         def deferred(self, delay: float) -> None:
@@ -267,30 +184,8 @@ def make_machine(host: str, root: Path) -> type[RuleBasedStateMachine]:
                 self.h.say("Done: fixed the bug. 🎉 → all good")
                 self.h.stop(self.h.payload(stop_hook_active=True))
 
-        @rule(n=st.integers(1, 3))
-        def judge_fails(self, n: int) -> None:
-            self.h.judge.fail_next = n
-
-        @invariant()
-        def bounded(self) -> None:
-            if not hasattr(self, "h"):
-                return
-            assert self.h.blocks <= self.maximum, self.h.actions
-            assert self.h.judge.calls <= self.maximum + 1 + RETRIES, self.h.actions
-
-        def teardown(self) -> None:
-            if not hasattr(self, "h"):
-                return
-            self.h.judge.fail_next = 0
-            for _ in range(self.maximum + 2):
-                self.h.clock.now += 1.0
-                result = self.h.stop(self.h.payload(stop_hook_active=True))
-                if not result.steers:
-                    break
-            assert not result.steers, self.h.actions
-            assert self.h.blocks <= self.maximum, self.h.actions
-            assert self.h.judge.calls <= self.maximum + 1 + RETRIES, self.h.actions
-
+    Bound.root = root
+    Bound.host = host
     return Bound
 
 

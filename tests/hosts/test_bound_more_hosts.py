@@ -13,60 +13,49 @@ and judge calls ≤ ``max_supplements + 1 + technical_retries``.
 from __future__ import annotations
 
 import json
-import uuid
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import (
-    RuleBasedStateMachine,
-    initialize,
-    invariant,
-    rule,
-    run_state_machine_as_test,
-)
+from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
 
-from jev.api import Auditor
 from jev.hosts.hook import HookResult, run_stop_hook
 from jev.settings import save_settings
-from jev.store import Store
-from tests.hosts.test_bound import PROBLEMS, RETRIES, Clock, NeverComplete
+from tests.hosts.bound_helpers import FLAGS, MISSING, BoundHost, BoundMachine, NeverComplete
 from tests.hosts_e2e.more_hosts import SIMS, HostSim, blocked_reason
 
 HOSTS = sorted(SIMS)
-_MISSING = object()
-FLAGS = st.sampled_from([True, False, _MISSING, "yes", 1, None])
 DELAYS = st.sampled_from([0.0, 0.3, 1.0, 5.0, 14.9, 15.1, 120.0])
 
 
-class Host:
+class Host(BoundHost):
     """One simulated session of ``host`` around the in-process hook runner."""
 
     def __init__(self, host: str, folder: Path, profile: str, judge: NeverComplete) -> None:
-        self.host = host
-        self.profile = profile
-        self.judge = judge
-        self.clock = Clock()
-        self.store_path = folder / "jev.sqlite3"
+        super().__init__(host, folder, profile, judge)
         self.sim: HostSim = SIMS[host](folder)
         self.sim.start()
-        self.blocks = 0
-        self.actions: list[str] = []
         self.last_stdin = ""
 
-    def auditor(self, profile: str | None, host: str) -> Auditor:
-        return Auditor(
-            profile=profile,
-            judge=self.judge,
-            store=Store(self.store_path),
-            host=host,
-            sleep=lambda _s: None,
-            now=self.clock,
-        )
+    def prompt(self, text: str) -> None:
+        self.sim.prompt(text)
 
-    def stop(self, flag: object = _MISSING, *, bom: bool = False, stdin: str = "") -> HookResult:
-        text = stdin or json.dumps(self.sim.payload(flag, _MISSING))
+    def todos(self, items: list[tuple[str, str]]) -> None:
+        self.sim.todos(items)
+
+    def say(self, text: str) -> None:
+        self.sim.say(text)
+
+    def stop_again(self) -> HookResult:
+        return self.stop(True)
+
+    def repeat_last(self) -> None:
+        if self.last_stdin:
+            self.stop(stdin=self.last_stdin)
+
+    def stop(self, flag: object = MISSING, *, bom: bool = False, stdin: str = "") -> HookResult:
+        text = stdin or json.dumps(self.sim.payload(flag, MISSING))
         if bom:
             text = "\ufeff" + text
         self.last_stdin = text
@@ -85,68 +74,20 @@ class Host:
 
 
 def make_machine(host: str, root: Path) -> type[RuleBasedStateMachine]:
-    class Bound(RuleBasedStateMachine):
-        @initialize(
-            maximum=st.sampled_from([1, 2, 3]),
-            verdicts=st.lists(st.sampled_from(PROBLEMS), min_size=1, max_size=6),
-        )
-        def start(self, maximum: int, verdicts: list[str]) -> None:
-            self.maximum = maximum
-            profile = f"more{maximum}"
-            save_settings(
-                profile,
-                {"enabled": True, "max_supplements": maximum, "judge.technical_retries": RETRIES},
-            )
-            folder = root / uuid.uuid4().hex
-            folder.mkdir(parents=True)
-            self.h = Host(host, folder, profile, NeverComplete(verdicts))
-            self.h.sim.prompt("Fix the bug and update the docs.")
-            self.items = [("Fix the bug", "completed"), ("Update the docs", "pending")]
-            self.h.sim.todos(self.items)
-            self.version = 0
-            self.h.sim.say("Done: fixed the bug. 🎉 → all good")
+    class Bound(BoundMachine):
+        h: Host
+        profile_prefix = "more"
+
+        def make_host(self, folder: Path, profile: str, judge: NeverComplete) -> Host:
+            return Host(host, folder, profile, judge)
 
         @rule(delay=DELAYS, flag=FLAGS, change=st.booleans(), edit=st.booleans(), bom=st.booleans())
         def restop(self, delay: float, flag: object, change: bool, edit: bool, bom: bool) -> None:
-            self.h.clock.now += delay
-            if edit:
-                self.items = [(text, "completed") for text, _ in self.items]
-                self.h.sim.todos(self.items)
-            if change:
-                self.version += 1
-                self.h.sim.say(f"Done (v{self.version}): fixed the bug; docs next.")
+            self.move_on(delay, change=change, edit=edit)
             self.h.stop(flag, bom=bom)
 
-        @rule()
-        def duplicate(self) -> None:
-            """The same stop delivered twice (hook installed twice, host retry)."""
-            if self.h.last_stdin:
-                self.h.stop(stdin=self.h.last_stdin)
-
-        @rule(n=st.integers(1, 3))
-        def judge_fails(self, n: int) -> None:
-            self.h.judge.fail_next = n
-
-        @invariant()
-        def bounded(self) -> None:
-            if not hasattr(self, "h"):
-                return
-            assert self.h.blocks <= self.maximum, self.h.actions
-            assert self.h.judge.calls <= self.maximum + 1 + RETRIES, self.h.actions
-
-        def teardown(self) -> None:
-            if not hasattr(self, "h"):
-                return
-            self.h.judge.fail_next = 0
-            result: HookResult | None = None
-            for _ in range(self.maximum + 2):
-                self.h.clock.now += 1.0
-                result = self.h.stop(True)
-                if not result.steers:
-                    break
-            assert result is not None and not result.steers, self.h.actions
-            assert self.h.blocks <= self.maximum, self.h.actions
-
+    Bound.root = root
+    Bound.host = host
     return Bound
 
 
@@ -176,7 +117,7 @@ def test_open_item_is_steered_at_most_max_times(host: str, maximum: int, tmp_pat
     h.sim.say("Done: fixed the bug.")
     for n in range(12):
         h.clock.now += 1.0
-        h.stop(h.blocks > 0 or _MISSING, bom=n % 2 == 1)
+        h.stop(h.blocks > 0 or MISSING, bom=n % 2 == 1)
         if h.blocks and h.actions[-1] == "block":
             h.sim.say(f"Done again ({n}).")
     assert h.blocks == maximum, h.actions
