@@ -24,6 +24,11 @@ exactly one place per boundary (``jev.judges._http``, ``jev.store``, the readers
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
 __all__ = [
     "RETRY_AFTER_CAP_S",
     "ContextLengthError",
@@ -33,6 +38,7 @@ __all__ = [
     "OverBudget",
     "ResponseError",
     "SettingsError",
+    "StoreDamaged",
     "StoreError",
     "TransportError",
     "UsageError",
@@ -187,3 +193,19 @@ class StoreError(JevError):
     """The records/state database under JEV_HOME cannot be opened or written."""
 
     kind = "store"
+
+
+class StoreDamaged(StoreError):
+    """The SQLite store file is not a database or is corrupt (design.md §11).
+
+    Attributes:
+        path: the database file.
+        identity: ``(st_dev, st_ino)`` of the file that failed, or ``None`` when it
+            could not be read; a quarantine moves the file only while it is still
+            that one (another process may already have replaced it).
+    """
+
+    def __init__(self, message: str, path: Path, identity: tuple[int, int] | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.identity = identity

@@ -27,6 +27,7 @@ class Backend(ABC):
         location: where the database is, for messages (a path, or a URL without
             its password).
         path: the database file for SQLite, else ``None``.
+        identity: ``(st_dev, st_ino)`` of that file as opened, else ``None``.
         errors: the driver's exception types that :meth:`describe` explains.
         latest_turn_order: ``ORDER BY`` terms picking the most recently updated turn
             (ties broken by insertion order where the database has one).
@@ -35,6 +36,8 @@ class Backend(ABC):
     dialect: str
     location: str
     path: Path | None = None
+    #: ``(st_dev, st_ino)`` of the database file as opened (SQLite), else ``None``.
+    identity: tuple[int, int] | None = None
     errors: tuple[type[BaseException], ...] = ()
     latest_turn_order: str = "updated_ts DESC"
 
@@ -57,6 +60,11 @@ class Backend(ABC):
     @abstractmethod
     def rollback(self) -> None:
         """Roll back the current transaction (never raises for a dead connection)."""
+
+    def damaged(self, exc: BaseException) -> bool:
+        """True when the driver error ``exc`` says the database file is not a database
+        or is corrupt (SQLite); a server database never says so here."""
+        return False
 
     def lock(self, name: str) -> None:  # noqa: B027 - SQLite needs nothing
         """Serialise, until the current transaction ends, every writer that locks the

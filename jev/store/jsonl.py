@@ -14,7 +14,7 @@ from jev.store.secrets import record_key_env, scrub, secret_values
 from jev.store.values import dumps
 
 if TYPE_CHECKING:
-    from jev.store.core import Store
+    from jev.store.recordset import RecordSet as Store
 
 __all__ = ["export_jsonl", "read_jsonl"]
 

@@ -91,10 +91,30 @@ def _m002_digest_and_retention(conn: SqlConnection) -> None:
     conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
 
+def _m003_sessions(conn: SqlConnection) -> None:
+    """The hook's session index moves from ``sessions.json`` into the store
+    (:mod:`jev.store.sessions`; the old file is imported by the index when it opens)."""
+    conn.execute(
+        """CREATE TABLE sessions (
+            session TEXT PRIMARY KEY,
+            host TEXT NOT NULL,
+            machine TEXT NOT NULL,
+            turn TEXT,
+            profile TEXT,
+            data TEXT NOT NULL,
+            created_ts REAL NOT NULL,
+            updated_ts REAL NOT NULL
+        )"""
+    )
+    conn.execute("CREATE INDEX sessions_machine ON sessions(machine, updated_ts)")
+    conn.execute("CREATE INDEX sessions_updated ON sessions(updated_ts)")
+
+
 #: Ordered schema migrations; the schema version (SQLite ``PRAGMA user_version``,
 #: PostgreSQL table ``jev_schema``) = how many have been applied.
 #: Append only: never edit or reorder a released migration.
 MIGRATIONS: tuple[Callable[[Any], None], ...] = (
     _m001_initial,
     _m002_digest_and_retention,
+    _m003_sessions,
 )

@@ -8,17 +8,56 @@ applied migrations.
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import time
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-from jev.errors import StoreError
+from jev.errors import StoreDamaged, StoreError
 from jev.store.backend import Backend
 from jev.store.values import BUSY_TIMEOUT_S
 
-__all__ = ["SqliteBackend"]
+__all__ = ["SqliteBackend", "quarantine"]
+
+#: SQLite's result codes for a file that is not a database / is corrupt.
+_DAMAGED_CODES = (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT)
+#: The files of one SQLite database in WAL mode, besides the main file.
+_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def quarantine(damaged: StoreDamaged) -> Path | None:
+    """Move a damaged SQLite store aside so the next open starts a new one (design.md §11).
+
+    The file named by ``damaged.path`` (with its ``-wal``/``-shm``/``-journal`` side
+    files) is renamed to ``<name>.broken-<UTC time>`` — only while it is still the
+    file that failed (``damaged.identity``), so a store another process already
+    rebuilt is never moved. Returns the new path of the main file, or ``None`` when
+    nothing was moved (already moved, or not movable). Never raises.
+    """
+    path = damaged.path
+    if damaged.identity is not None and _identity(path) != damaged.identity:
+        return None
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    target = path.with_name(f"{path.name}.broken-{stamp}")
+    try:
+        os.replace(path, target)
+    except OSError:
+        return None
+    for suffix in _SIDE_FILES:
+        with suppress(OSError):
+            os.replace(f"{path}{suffix}", f"{target}{suffix}")
+    return target
 
 
 class SqliteBackend(Backend):
@@ -48,6 +87,8 @@ class SqliteBackend(Backend):
                 f"({exc.strerror or exc}); set JEV_HOME to a writable folder."
             ) from None
         self._conn: sqlite3.Connection | None = None
+        #: ``(st_dev, st_ino)`` of the database file as opened.
+        self.identity = _identity(path)
         try:
             conn = sqlite3.connect(
                 str(path),
@@ -65,8 +106,19 @@ class SqliteBackend(Backend):
                 conn.close()
                 raise
         except sqlite3.Error as exc:
+            if self.damaged(exc):
+                raise StoreDamaged(self.describe(exc, "opening"), path, self.identity) from None
             raise StoreError(self.describe(exc, "opening")) from None
+        self.identity = self.identity or _identity(path)
         self._conn = conn
+
+    def damaged(self, exc: BaseException) -> bool:
+        """True when ``exc`` says the file is not a database or is corrupt."""
+        code = getattr(exc, "sqlite_errorcode", None)
+        if isinstance(code, int) and code & 0xFF in _DAMAGED_CODES:
+            return True
+        low = str(exc).lower()
+        return "not a database" in low or "malformed" in low
 
     def _migrate(
         self, conn: sqlite3.Connection, migrations: Sequence[Callable[[Any], None]]

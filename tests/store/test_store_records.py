@@ -207,7 +207,7 @@ def test_migrates_a_v1_database(tmp_path: Path) -> None:
     conn.close()
 
     with Store(path, now=lambda: T0 + 60) as store:
-        assert store.schema_version == len(MIGRATIONS) == 2
+        assert store.schema_version == len(MIGRATIONS) == 3
         (old,) = store.list_records()
         assert old == record.with_id(1)
         row = store.get_turn(TurnKey("claude-code", "sess-A", "turn-4f2a9c"))
