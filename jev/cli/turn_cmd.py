@@ -6,7 +6,7 @@
     jev cancel [--session S] [--json]
 
 The session is the one named, else the most recently audited one, as remembered by
-the stop hooks in ``<jev_home>/sessions.json`` (:class:`jev.hosts.hook.SessionIndex`).
+the stop hooks in the store's session index (:class:`jev.hosts.hook.SessionIndex`).
 
 ``retry`` re-reads the complete current material of that session's current turn from
 its transcript (or, for hosts whose material came from the hook input — Gemini,
@@ -66,19 +66,22 @@ def _session(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
     from jev.hosts.hook import SessionIndex
 
     index = SessionIndex()
-    if args.session:
-        entry = index.get(args.session)
-        if entry is None:
-            raise UsageError(
-                f"no hooked session {args.session!r} is known under {index.path}; "
-                "run without --session for the latest one."
-            )
-        return args.session, entry
-    latest = index.latest()
+    try:
+        if args.session:
+            entry = index.get(args.session)
+            if entry is None:
+                raise UsageError(
+                    f"no hooked session {args.session!r} is known in the session index "
+                    f"of {index.location}; run without --session for the latest one."
+                )
+            return args.session, entry
+        latest = index.latest()
+    finally:
+        index.close()
     if latest is None:
         raise UsageError(
-            "no hooked session is known yet: a stop hook records a session when it audits "
-            "a turn (install one with `jev install claude-code`)."
+            "no hooked session is known yet on this machine: a stop hook records a "
+            "session when it audits a turn (install one with `jev install claude-code`)."
         )
     return latest
 

@@ -32,20 +32,21 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jev import safejson
-from jev.errors import JevError, MaterialMissing
+from jev.errors import JevError, MaterialMissing, StoreDamaged
 from jev.hosts.base import HookAnswer, HookInput, HookInputError, load_object
 from jev.hosts.registry import adapter as host_adapter
+from jev.paths import jev_home_str
 
 if TYPE_CHECKING:
     from jev.auditor import Auditor, Decision
     from jev.domain import Material, Settings
     from jev.hosts.base import HostAdapter
+    from jev.store import Store
 
 __all__ = [
     "HookResult",
@@ -54,13 +55,6 @@ __all__ = [
     "run_session_start_hook",
     "run_stop_hook",
 ]
-
-#: Sessions remembered in the index (oldest dropped first).
-MAX_SESSIONS = 200
-#: Seconds a session-index writer waits for the lock before giving up.
-LOCK_TIMEOUT_S = 5.0
-#: A lock file older than this (seconds) is considered left behind by a killed process.
-STALE_LOCK_S = 30.0
 
 AuditorFactory = Callable[[str | None, str], "Auditor"]
 
@@ -97,139 +91,92 @@ class HookResult:
 
 
 def _jev_home() -> Path:
-    from jev.settings import jev_home
-
-    return jev_home()
+    return Path(jev_home_str())
 
 
 class SessionIndex:
-    """``<jev_home>/sessions.json``: where each session's transcript is, for ``jev retry``.
+    """The hook's session index, kept in the store (design.md §11; :mod:`jev.store.sessions`).
 
-    Shape: ``{"sessions": {session_id: {"host", "transcript_path", "profile", "turn",
-    "turn_number", "cwd", "updated", "material"?, "request"?, "last_steer"?}}}``.
+    Per session: ``{"host", "transcript_path", "profile", "turn", "turn_number", "cwd",
+    "request", "updated", "material"?, "last_steer"?, "steers"?, "prompt_response"?}``.
     ``material`` is kept for hosts whose material does not come whole from a transcript
-    (Gemini, Cursor); ``request``/``last_steer`` let the Gemini adapter recognise its own
-    supplement coming back as a prompt. Writes are atomic and serialised by a lock file,
-    so 20 concurrent hook processes never lose an entry.
+    (Gemini, Cursor); ``steers`` (Jev's recent supplements with their turn keys and
+    requests) let a stop recognise its own supplement coming back as a new user
+    message, so the turn — and its supplement budget — goes on. Every update is one
+    store transaction that claims the session, so concurrent hook processes never lose
+    an entry; every string is scrubbed of secrets like records.
+
+    The store is opened on first use. An index kept by an older Jev in
+    ``<jev_home>/sessions.json`` is then imported once and renamed
+    ``sessions.json.imported-<UTC time>``; a broken one is renamed
+    ``sessions.json.broken-<UTC time>`` and reported once on stderr with its line.
+
+    Args:
+        store: the store to use (default: the configured one, opened on first use and
+            closed by :meth:`close`).
+        legacy: the old index file to import (default ``<jev_home>/sessions.json``).
+
+    Attributes:
+        secret_env: extra environment-variable names whose values are never stored
+            (the profile's ``judge.api_key_env``); set before first use.
+
+    Raises (from every method):
+        StoreError: the store cannot be opened or written
+            (:class:`jev.errors.StoreDamaged` for a damaged SQLite file).
     """
 
-    def __init__(self, path: Path | None = None) -> None:
-        self.path = path or (_jev_home() / "sessions.json")
+    def __init__(self, store: Store | None = None, *, legacy: Path | None = None) -> None:
+        self._store = store
+        self._own_store = store is None
+        self._legacy = legacy
+        self._imported = False
+        self.secret_env: tuple[str, ...] = ()
 
-    def _load(self) -> dict[str, Any]:
-        """The index; a broken file is quarantined (design.md §11: never stuck).
+    @property
+    def store(self) -> Store:
+        """The store holding the index (opened, and an old index imported, on first use)."""
+        if self._store is None:
+            from jev.store import Store  # lazy: a stop that audits nothing opens no store
 
-        A file that is not UTF-8, not JSON, nested too deep or not of the shape above
-        is renamed to ``sessions.json.broken-<UTC timestamp>`` (reported once on
-        stderr, with the reason) and the index starts empty, so later hooks work
-        again. Entries that are not objects, or whose ``updated`` is not a number, are
-        dropped.
-        """
-        try:
-            raw = self.path.read_bytes()
-        except OSError:
-            return {"sessions": {}}
-        try:
-            data = safejson.loads(raw, max_depth=32)
-            if not isinstance(data, dict) or not isinstance(data.get("sessions"), dict):
-                raise safejson.JsonInputError("not an object with a 'sessions' object")
-        except safejson.JsonInputError as exc:
-            self._quarantine(exc.reason)
-            return {"sessions": {}}
-        data["sessions"] = {
-            str(k): v
-            for k, v in data["sessions"].items()
-            if isinstance(v, dict) and isinstance(v.get("updated", 0), int | float)
-        }
-        return data
+            self._store = Store(secret_env=self.secret_env)
+        if not self._imported:
+            self._imported = True
+            legacy = self._legacy or _jev_home() / "sessions.json"
+            if legacy.exists():
+                notice = self._store.import_session_file(legacy).notice()
+                if notice:
+                    with contextlib.suppress(OSError, ValueError):
+                        sys.stderr.write(notice + "\n")
+        return self._store
 
-    def _quarantine(self, reason: str) -> None:
-        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-        target = self.path.with_name(f"{self.path.name}.broken-{stamp}")
-        try:
-            os.replace(self.path, target)
-        except OSError:
-            return  # another hook moved it first: it reports it
-        with contextlib.suppress(OSError, ValueError):
-            sys.stderr.write(
-                f"jev: the session index {self.path} was broken ({reason}); it was moved "
-                f"to {target} and a new one is started. Earlier sessions cannot be "
-                "retried with `jev retry`.\n"
-            )
+    @property
+    def location(self) -> str:
+        """Where the index is, for messages (the store's path or URL)."""
+        return self.store.location
+
+    def close(self) -> None:
+        """Close the store this index opened (idempotent)."""
+        if self._own_store and self._store is not None:
+            self._store.close()
+            self._store = None
 
     def get(self, session: str) -> dict[str, Any] | None:
         """The entry of ``session``, or ``None``."""
-        entry = self._load()["sessions"].get(session)
-        return entry if isinstance(entry, dict) else None
+        return self.store.get_session(session)
 
     def latest(self, host: str | None = None) -> tuple[str, dict[str, Any]] | None:
-        """``(session_id, entry)`` of the most recently updated session (of ``host``)."""
-        best: tuple[str, dict[str, Any]] | None = None
-        for session, entry in self._load()["sessions"].items():
-            if not isinstance(entry, dict) or (host and entry.get("host") != host):
-                continue
-            if best is None or float(entry.get("updated", 0)) > float(best[1].get("updated", 0)):
-                best = (session, entry)
-        return best
-
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        lock = self.path.with_name(self.path.name + ".lock")
-        deadline = time.monotonic() + LOCK_TIMEOUT_S
-        while True:
-            try:
-                fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-                os.close(fd)
-                break
-            except FileExistsError:
-                with contextlib.suppress(OSError):
-                    if time.time() - lock.stat().st_mtime > STALE_LOCK_S:
-                        lock.unlink()
-                        continue
-                if time.monotonic() > deadline:
-                    raise JevError(
-                        f"the session index {self.path} is locked by another process "
-                        f"(lock file {lock}); remove the lock file if no Jev hook is running."
-                    ) from None
-                time.sleep(0.01)
-        try:
-            yield
-        finally:
-            with contextlib.suppress(OSError):
-                lock.unlink()
+        """``(session_id, entry)`` of this machine's most recently updated session
+        (of ``host``), or ``None``."""
+        return self.store.latest_session(host)
 
     def update(self, session: str, **fields: Any) -> dict[str, Any]:
         """Merge ``fields`` into the entry of ``session`` (stamping ``updated``); return it.
 
         Raises:
-            JevError: the lock cannot be taken within :data:`LOCK_TIMEOUT_S` seconds.
-            OSError: the folder cannot be written.
+            StoreError: the store cannot be written (e.g. its write lock stays taken
+                for more than :data:`jev.store.BUSY_TIMEOUT_S` seconds).
         """
-        from jev.store import redact
-
-        # No state file holds a key: text fields are scrubbed like records (design.md §11).
-        fields = redact(fields)
-        from jev.store import redact
-
-        # No state file holds a key: text fields are scrubbed like records (design.md §11).
-        fields = redact(fields)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._locked():
-            data = self._load()
-            sessions: dict[str, Any] = data["sessions"]
-            entry = dict(sessions.get(session) or {})
-            entry.update(fields)
-            entry["updated"] = time.time()
-            sessions[session] = entry
-            if len(sessions) > MAX_SESSIONS:
-                ordered = sorted(sessions.items(), key=lambda kv: float(kv[1].get("updated", 0)))
-                for old, _ in ordered[: len(sessions) - MAX_SESSIONS]:
-                    del sessions[old]
-            tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-            text = safejson.scrub_surrogates(json.dumps(data, ensure_ascii=False))[0]
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, self.path)
-        return entry
+        return self.store.update_session(session, fields)
 
 
 # ----------------------------------------------------------------------- failure log
@@ -284,6 +231,32 @@ def fail_open_notice(exc: BaseException) -> str:
     )
 
 
+def rebuild_damaged_store(exc: StoreDamaged) -> str:
+    """A damaged SQLite store on the hook path: move it aside, start a new one (design.md §11).
+
+    The file is renamed ``<name>.broken-<UTC time>`` (:func:`jev.store.sqlite.quarantine`)
+    and a new, empty store is created in its place, so later hooks work again; the
+    current stop is not audited (fail open). Returns the one-line notice for this
+    stop — it names both paths the one time the file is moved. Never raises.
+    """
+    from jev.store import Store
+    from jev.store.sqlite import quarantine
+
+    moved = quarantine(exc)
+    try:
+        Store(exc.path).close()
+        rebuilt = "a new one was started"
+    except Exception as again:
+        rebuilt = f"a new one could not be started ({_one_line(str(again))[:200]})"
+    if moved is None:
+        return fail_open_notice(exc)
+    return (
+        f"Jev: the completion audit did not run: the Jev database {exc.path} was damaged "
+        f"or not a database; it was moved to {moved} and {rebuilt}. The turn stops as "
+        "usual; later stops are audited again (records in the old file are not read)."
+    )
+
+
 # ----------------------------------------------------------------------- the decision
 
 
@@ -319,7 +292,11 @@ def _stop(
     hook: HookInput, adapter: HostAdapter, profile: str | None, make_auditor: AuditorFactory
 ) -> tuple[HookAnswer, Decision | None, str, tuple[str, str | None]]:
     where: list[Any] = ["", None]
-    answer, decision, skipped = _stop_inner(hook, adapter, profile, make_auditor, where)
+    index = SessionIndex()
+    try:
+        answer, decision, skipped = _stop_inner(hook, adapter, profile, make_auditor, where, index)
+    finally:
+        index.close()
     return answer, decision, skipped, (str(where[0] or ""), where[1])
 
 
@@ -329,6 +306,7 @@ def _stop_inner(
     profile: str | None,
     make_auditor: AuditorFactory,
     where: list[Any],
+    index: SessionIndex,
 ) -> tuple[HookAnswer, Decision | None, str]:
     if not hook.is_stop or hook.is_subagent:
         return HookAnswer(), None, "not a root-agent stop"
@@ -337,13 +315,13 @@ def _stop_inner(
     settings: Settings = load_settings(profile)
     if not settings.enabled:
         return HookAnswer(), None, f"profile {settings.profile} is disabled"
+    index.secret_env = tuple(n for n in (settings.judge.api_key_env,) if n)
     if hook.permission_mode == "plan":
         return HookAnswer(), None, "plan mode"
     gated = adapter.gate(hook)
     if gated:
         return HookAnswer(), None, gated
     session = _session_of(hook)
-    index = SessionIndex()
     try:
         turn = adapter.read_turn(hook, index, session)
     except MaterialMissing as exc:
@@ -464,7 +442,10 @@ def run_stop_hook(
         )
     except Exception as exc:  # fail open: never a traceback, never a blocked turn
         logged = log_failure(host, session, exc)
-        stdout, stderr = adapter.render(HookAnswer(notice=fail_open_notice(exc)), hook)
+        notice = fail_open_notice(exc)
+        if isinstance(exc, StoreDamaged):
+            notice = rebuild_damaged_store(exc)
+        stdout, stderr = adapter.render(HookAnswer(notice=notice), hook)
         if os.environ.get("JEV_DEBUG"):
             import traceback
 

@@ -14,6 +14,7 @@ import pytest
 from jev.cli import main
 from jev.errors import ResponseError, SettingsError
 from tests.conftest import REPO
+from tests.store.helpers import DbTarget
 
 TURN = REPO / "examples" / "turn-omission.json"
 
@@ -168,24 +169,37 @@ def test_installer_target_not_utf8_names_the_byte(
 
 
 @pytest.mark.parametrize(
-    "content",
-    [b"{not json", b'{"sessions": ' + b"[" * 50_000 + b"]" * 50_000 + b"}", b'{"sessions": 3}'],
-    ids=["not-json", "nested", "wrong-shape"],
+    ("content", "where"),
+    [
+        (b'{"sessions": {}}\n{not json', "line 2"),
+        (b'{"sessions": ' + b"[" * 50_000 + b"]" * 50_000 + b"}", "nested"),
+        (b'{"sessions": 3}', "'sessions' object"),
+        (b'{"sessions": {"s": {"host": "caf\xe9"}}}', "not UTF-8 at byte"),
+    ],
+    ids=["not-json", "nested", "wrong-shape", "not-utf8"],
 )
 def test_broken_session_index_is_quarantined_once_and_rebuilt(
-    content: bytes, jev_home: Path, capsys: pytest.CaptureFixture[str]
+    content: bytes, where: str, jev_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """An old ``sessions.json`` that cannot be imported is moved aside, named once with
+    its line, and the index in the store works (design.md §11: never stuck)."""
     from jev.hosts.hook import SessionIndex
 
     path = jev_home / "sessions.json"
     path.write_bytes(content)
-    index = SessionIndex(path)
+    index = SessionIndex()
     assert index.get("s") is None
     moved = list(jev_home.glob("sessions.json.broken-*"))
     assert len(moved) == 1 and moved[0].read_bytes() == content
-    assert "was broken" in capsys.readouterr().err
+    assert not path.exists()
+    err = capsys.readouterr().err
+    assert "was broken" in err and str(path) in err and where in err
     index.update("s", host="claude-code")
     assert index.get("s") is not None  # later hooks work again
+    index.close()
+    again = SessionIndex()
+    assert again.get("s") is not None
+    again.close()
     assert "was broken" not in capsys.readouterr().err  # reported once
 
 
@@ -201,16 +215,43 @@ def test_line_separators_are_escaped_in_the_data_block() -> None:
     assert json.loads(out) == value
 
 
-def test_session_index_never_holds_a_key(jev_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_session_index_never_holds_a_key(
+    db: DbTarget, jev_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key echoed in every transformed form reaches neither the ``sessions`` table
+    (either backend), nor any file under JEV_HOME — the imported old index included."""
     from jev.hosts.hook import SessionIndex
+    from jev.store import Store
     from tests.hostile import key_forms
 
     key = "sk-proj-SENTINELk3y0123456789abcdefGHIJKLmnop"
     monkeypatch.setenv("OPENAI_API_KEY", key)
-    index = SessionIndex(jev_home / "sessions.json")
+    old = {
+        f"old{i}": {"host": "gemini", "request": [f"old {form}"], "turn": f"t{form}", "updated": 1}
+        for i, form in enumerate(key_forms(key))
+    }
+    (jev_home / "sessions.json").write_text(json.dumps({"sessions": old}), "utf-8")
+    index = SessionIndex()
     for i, form in enumerate(key_forms(key)):
-        index.update(f"s{i}", request=[f"use {form} please"], last_steer=f"steer {form}")
-    stored = (jev_home / "sessions.json").read_text("utf-8").lower()
-    for form in key_forms(key):
-        for i in range(len(form) - 12):
-            assert form[i : i + 12].lower() not in stored
+        index.update(
+            f"s{i}",
+            host="cursor",
+            turn=f"turn {form}",
+            profile="default",
+            request=[f"use {form} please"],
+            last_steer=f"steer {form}",
+            steers=[{"text": f"steer {form}", "turn": "t1", "request": [form]}],
+            material={"request": [form], "todos": [], "final_answer": f"done {form}"},
+        )
+    index.close()
+    assert list(jev_home.glob("sessions.json.imported-*"))
+    with Store(db(jev_home / "jev.sqlite3")) as store:
+        rows = store._db.execute("SELECT * FROM sessions").fetchall()
+    assert len(rows) == 2 * len(key_forms(key))
+    seen = [json.dumps([list(r) for r in rows])]
+    seen += [p.read_bytes().decode("utf-8", "replace") for p in jev_home.rglob("*") if p.is_file()]
+    for text in seen:
+        low = text.lower()
+        for form in key_forms(key):
+            for i in range(len(form) - 12):
+                assert form[i : i + 12].lower() not in low
