@@ -20,6 +20,9 @@ rule id                       assessment      fires when
                                               over or stopped for review)
 ``condition-triggered``       needs-user      a reserved action is still open and the
                                               answer tells the user first, as asked
+``withdrawal-misapplied``     omission        the answer leaves an item out "as you said"
+                                              ("Skipped … the `Retry-After` header per your
+                                              follow-up") but no user message withdrew it
 ``already-authorized``        omission        the answer asks permission for an action the
                                               request already asked for (e.g. "run it on prod
                                               too" vs "Should I also migrate prod?"), or for a
@@ -51,7 +54,10 @@ rule id                       assessment      fires when
                                               success in a sentence naming the open item's
                                               own identifier (its branch, job, file)
 ``pending-item-claimed-done`` contradiction   a pending/in-progress Todo whose distinctive
-                                              tokens the answer reports as done
+                                              tokens the answer reports as done, or whose
+                                              own leading action the answer reports in the
+                                              past tense with its object ("Apply migration
+                                              on staging" vs "Applied on staging")
 ``done-item-denied``          contradiction   a completed Todo while an answer clause (up to a
                                               contrast such as “…, only X”) denies that kind
                                               of work on the same topic or object ("I didn't
@@ -79,6 +85,13 @@ rule id                       assessment      fires when
 ``green-claim-vs-failures``   contradiction   “the whole suite is green” / “all N tests in X
                                               pass” next to a run that reports failures (not
                                               excused as unrelated)
+``target-claimed-met``        contradiction   the request sets a bound ("meets our 80%
+                                              coverage gate", "below 300 MB"), the report
+                                              measures a value outside it ("78% (gate
+                                              80%)") and the answer claims it met
+``partial-pass-claimed-all``  contradiction   the answer reports fewer passes than cases
+                                              ("the 48 cases …: 47 pass") and elsewhere
+                                              claims every one ("for every fixture case")
 ``unchanged-claim-vs-change`` contradiction   “the public API is unchanged” next to a renamed
                                               public member (“`a.b` is now `a.c`”)
 ``all-claimed-some-deferred`` contradiction   “all N X were migrated” and “I'll port them
@@ -94,6 +107,9 @@ rule id                       assessment      fires when
                                               通过”) (unless the
                                               request named one suite and the failure is
                                               explained as unrelated / pre-existing)
+``target-missed``             omission        the report measures a value outside the
+                                              request's bound ("1.21 GB → 412 MB" against
+                                              "below 300 MB") and claims nothing about it
 ``constraint-violated``       omission        the request forbids a kind of change (public API,
                                               dependencies, schema, …) the answer reports
 ``answer-admits-unfinished``  omission        the answer says a part was not got to / not
@@ -120,12 +136,14 @@ rule id                       assessment      fires when
                                               never name
 ``thin-report``               unknown         the answer is empty or a bare "done" / "see the
                                               PR" without actions, paths, commands or results,
-                                              and the Todos give no evidence either
+                                              and the Todos give no evidence either; a bare
+                                              "Files changed:" list and a generic claim whose
+                                              only specifics echo the request count as bare
 ``no-rule-fired``             complete        nothing above fired
 ============================  ==============  ===============================================
 
-Package layout: one module per rule family (``asks``, ``claims``, ``numbers``,
-``answer_conflicts``, ``outcomes``, ``open_items``, ``coverage``, ``thin``), each with
+Package layout: one module per rule family (``scope``, ``asks``, ``claims``, ``numbers``,
+``targets``, ``answer_conflicts``, ``outcomes``, ``open_items``, ``coverage``, ``thin``), each with
 its English and Chinese word lists in a ``<family>.toml`` file next to it; shared parts
 (the per-material view, token helpers, shared vocabulary in ``base.toml``) live in
 ``_base``. Sentences come from :func:`jev.positions.sentences`. The order in which the
@@ -176,12 +194,18 @@ from jev.judges.rules.open_items import (
     _rule_all_done_with_open_items,
     _rule_open_item,
 )
-from jev.judges.rules.outcomes import _rule_failures_remain, _rule_green_claim_vs_failures
+from jev.judges.rules.outcomes import (
+    _rule_failures_remain,
+    _rule_green_claim_vs_failures,
+    _rule_partial_pass_claimed_all,
+)
 from jev.judges.rules.scope import (
     _rule_condition_ignored,
     _rule_condition_triggered,
     _rule_user_only_blocker,
+    _rule_withdrawal_misapplied,
 )
+from jev.judges.rules.targets import _rule_target_claimed_met, _rule_target_missed
 from jev.judges.rules.thin import _rule_thin_report
 
 if TYPE_CHECKING:
@@ -193,6 +217,7 @@ __all__ = ["RULES", "RULE_IDS", "RuleHit", "RulesJudge", "explain"]
 RULES: tuple[tuple[str, Callable[[_View], RuleHit | None]], ...] = (
     ("condition-ignored", _rule_condition_ignored),
     ("condition-triggered", _rule_condition_triggered),
+    ("withdrawal-misapplied", _rule_withdrawal_misapplied),
     ("asks-user", _rule_asks_user),
     ("user-only-blocker", _rule_user_only_blocker),
     ("partial-count-claimed-all", _rule_partial_count),
@@ -206,12 +231,15 @@ RULES: tuple[tuple[str, Callable[[_View], RuleHit | None]], ...] = (
     ("done-all-some-left", _rule_done_all_some_left),
     ("list-count-mismatch", _rule_list_count_mismatch),
     ("green-claim-vs-failures", _rule_green_claim_vs_failures),
+    ("target-claimed-met", _rule_target_claimed_met),
+    ("partial-pass-claimed-all", _rule_partial_pass_claimed_all),
     ("unchanged-claim-vs-change", _rule_unchanged_claim_vs_change),
     ("all-claimed-some-deferred", _rule_all_claimed_some_deferred),
     ("answer-self-conflict", _rule_answer_self_conflict),
     ("all-done-with-open-items", _rule_all_done_with_open_items),
     ("open-item", _rule_open_item),
     ("failures-remain", _rule_failures_remain),
+    ("target-missed", _rule_target_missed),
     ("constraint-violated", _rule_constraint_violated),
     ("answer-admits-unfinished", _rule_admits_unfinished),
     ("requested-deliverable-missing", _rule_deliverable_missing),

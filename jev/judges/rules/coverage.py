@@ -248,6 +248,8 @@ def _rule_required_name_missing(view: _View) -> RuleHit | None:
 _RUN_REQUESTED = _W.rx("run_requested")
 _RUN_RESULT = _W.rx("run_result")
 _DECLINED = _W.rx("declined")
+#: A sentence that guesses or plans a result instead of reporting one.
+_HYPOTHETICAL = _W.rx("hypothetical")
 _RUN_ELSEWHERE = _W.rx("run_elsewhere")
 
 
@@ -261,8 +263,10 @@ def _rule_requested_run_missing(view: _View) -> RuleHit | None:
     if scope_of(view).takeover:
         return None  # the user runs them
     report = _strip_code(view.answer_text) + "\n" + view.todo_text
-    if _RUN_RESULT.search(report):
-        return None
+    if _RUN_RESULT.search(report) and any(
+        _RUN_RESULT.search(s) and not _HYPOTHETICAL.search(s) for s in _sentences(report)
+    ):
+        return None  # a result ("31 passed"), not a guess ("would fail before the fix")
     for req in view.requests:
         for sentence in _sentences(req.text):
             plain = _strip_code(sentence)

@@ -15,7 +15,7 @@ from jev.judges.rules._base import (
     _Words,
 )
 from jev.judges.rules.asks import _TODO_WAITS_USER, _ask_user_anywhere
-from jev.judges.rules.scope import excused
+from jev.judges.rules.scope import excused, scope_of
 
 _W = _Words("open_items")
 
@@ -85,6 +85,9 @@ def _rule_admits_unfinished(view: _View) -> RuleHit | None:
     """``answer-admits-unfinished``: the answer says a part is not finished."""
     if not _ADMITS_UNFINISHED.search(view.answer_plain):
         return None
+    scope = scope_of(view)
+    if scope.limits or scope.review_stop or scope.takeover or scope.conditions:
+        return None  # the user limited the turn: what is left may be what they kept back
     for a in view.answers:
         plain = _strip_code(a.text)
         if _ADMITS_UNFINISHED.search(plain) and not _USER_CITED.search(plain):

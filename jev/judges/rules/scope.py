@@ -29,11 +29,13 @@ from dataclasses import dataclass
 
 from jev.domain import Position
 from jev.judges.rules._base import (
+    _DESCOPE,
     _NEGATION,
     _REQUEST_NEGATED,
     _STOPWORDS,
     _USER_CITED,
     RuleHit,
+    _code_tokens,
     _contains_token,
     _content_words,
     _hit,
@@ -420,3 +422,59 @@ def asks_outside_scope(view: _View, pos: Position) -> bool:
             if any(_contains_token(sentence, w) for w in words):
                 return True
     return False
+
+
+#: The answer leaves something out and says the user asked for that ("Skipped the docs
+#: change per your follow-up", "按你说的没加告警").
+_LEFT_OUT = _W.rx("left_out")
+
+
+def _rule_withdrawal_misapplied(view: _View) -> RuleHit | None:
+    """``withdrawal-misapplied``: the answer leaves out an item "as you said", but no user
+    message withdrew that item: no request sentence that withdraws or forbids something
+    names it, and a request sentence still asks for it (omission; design.md §5 "an ask
+    withdrawn later"). The items are the parts of what the answer left out ("the docs
+    change and the `Retry-After` header"), each judged on its own."""
+    withdrawing = [
+        s
+        for req in view.requests
+        for s in _sentences(req.text)
+        if _REQUEST_NEGATED.search(_strip_code(s)) or _DESCOPE.search(s)
+    ]
+    for a in view.answers:
+        for sentence in _sentences(a.text):
+            m = _LEFT_OUT.search(sentence)
+            if m is None or not _USER_CITED.search(sentence):
+                continue
+            left = _USER_CITED.split(sentence[m.end() :])[0]
+            for item in _ITEM_BREAK.split(left):
+                tokens = {
+                    t
+                    for t in _code_tokens(item) | _content_words(_strip_code(item))
+                    if t.isascii() and len(t) >= 4
+                }
+                if not tokens or any(_contains_token(w, t) for w in withdrawing for t in tokens):
+                    continue
+                asked = next(
+                    (
+                        (req, s)
+                        for req in view.requests
+                        for s in _sentences(req.text)
+                        if any(_contains_token(s, t) for t in tokens)
+                    ),
+                    None,
+                )
+                if asked is None:
+                    continue
+                return _hit(
+                    "withdrawal-misapplied",
+                    "omission",
+                    asked[0],
+                    f"the answer leaves out “{_quote(item.strip(), 40)}” as if the user had "
+                    f"withdrawn it, but the request still asks for it: “{_quote(asked[1])}”",
+                    0.7,
+                )
+    return None
+
+
+_ITEM_BREAK = re.compile(r",|;|\band\b|\bas well as\b|、|和|以及|及")

@@ -17,7 +17,7 @@ _EVIDENCE = re.compile(
     r"|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b|\w+\(\)"
     r"|\b\d+(\.\d+)?\s*(passed|failed|tests?|ms|s|%|files?|rows?|errors?)\b"
     r"|\b(pytest|npm|pnpm|yarn|go (test|build|vet)|cargo|make|gradle|mvn|tsc|docker|kubectl"
-    r"|git|pip|uv)\b|\d+\s*个(用例|测试|文件|错误)|\d+\s*(行|处)"
+    r"|git|pip|uv)\b|\d+\s*个(用例|测试|文件|错误)|\d+\s*(行|处)|\bv?\d+\.\d+(?:\.\d+)+\b"
 )
 
 _DEFERRAL = _W.rx("deferral")
@@ -33,17 +33,57 @@ def is_thin(view: _View) -> bool:
     return cached
 
 
+#: A result a Todo item can carry ("31 passed", "3 个用例"): an empty answer next to it
+#: is not thin.
+_TODO_RESULT = re.compile(
+    r"\b\d+\s*(?:passed|failed|failures?|errors?|tests?|ms|%)(?!\w)|\d+\s*个(?:用例|测试)|✓|✔", re.I
+)
+#: A bare list of touched files ("Files changed:" and paths only), no statement of what
+#: changed or whether it works.
+_FILE_LIST_HEAD = re.compile(
+    r"^\s*(?:files? (?:changed|touched|modified)|changed files|改动文件|修改(?:的)?文件)\W*$", re.I
+)
+_BARE_PATH_LINE = re.compile(r"^\s*(?:[-*+•]|\d+[.)])?\s*`?[\w./@-]+`?\s*(?:\([^)]*\))?\s*$")
+
+
+def _new_evidence(view: _View, text: str) -> bool:
+    """Evidence in ``text`` that is not an echo of the request (a Todo "拆分 UserService"
+    names nothing the user did not already name)."""
+    request = view.request_text.lower()
+    return any(m.group(0).strip("`").lower() not in request for m in _EVIDENCE.finditer(text))
+
+
+def _bare_file_list(answer: str) -> bool:
+    lines = [line for line in answer.splitlines() if line.strip()]
+    if len(lines) < 2 or not _FILE_LIST_HEAD.match(lines[0]):
+        return False
+    return all(_BARE_PATH_LINE.match(line) for line in lines[1:])
+
+
 def _rule_thin_report(view: _View) -> RuleHit | None:
-    """``thin-report``: an empty or bare "done" answer and no evidence in the Todos."""
+    """``thin-report``: an empty or bare "done" answer (or a bare list of touched files,
+    or a generic claim that only echoes the request) and no evidence in the Todos."""
     answer = view.answer_text.strip()
     if answer and handed_over(view):
         return None  # the user took the work over; the answer hands it to them
-    if len(answer) > (240 if answer.isascii() else 80) or _EVIDENCE.search(view.todo_text):
-        return None
-    if answer and _EVIDENCE.search(_DEFERRAL.sub(" ", answer)):
-        return None
-    if len(_sentences(answer)) > 3:
-        return None
+    if not answer and not view.open_todos and not _TODO_RESULT.search(view.todo_text):
+        pass  # an empty answer: a list of completed Todo items proves nothing
+    elif _bare_file_list(answer) and not _TODO_RESULT.search(view.todo_text):
+        pass
+    else:
+        if _new_evidence(view, view.todo_text):
+            return None
+        wide = sum(1 for c in answer if "\u2e80" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef")
+        limit = 80 if wide * 5 > len(answer) else 240  # CJK text says more per character
+        bare = _DEFERRAL.sub(" ", answer)
+        if answer and (
+            _new_evidence(view, bare) if len(answer) > limit else _EVIDENCE.search(bare)
+        ):
+            return None  # a longer answer must name something the request did not
+        if len(answer) > 3 * limit:
+            return None
+        if len(_sentences(answer)) > (3 if len(answer) <= limit else 5):
+            return None
     focus: Position | None = None
     for a in view.answers:
         if _DEFERRAL.search(a.text):

@@ -1,0 +1,274 @@
+"""Rule family: numeric targets the request set — ``target-claimed-met`` (contradiction)
+and ``target-missed`` (omission) (design.md §5, §13).
+
+A request can set a bound on a measured quantity ("get it below 300 MB", "until the
+package meets our 80% coverage gate", "p95 under 200 ms", "镜像压到 300MB 以内"). The report
+then gives the measured value: a Todo note ("pytest --cov: 78% (gate 80%)") or an answer
+line ("1.21 GB → 412 MB"). When the measured value is on the wrong side of the bound:
+
+``target-claimed-met`` (contradiction)
+    the answer still claims the bound is met ("coverage is over the 80% gate now").
+``target-missed`` (omission)
+    the answer does not claim it: the condition the user set is not met.
+
+Only values of the same kind of unit count (sizes, durations, percentages); a value
+introduced as the old one ("was 1.2 GB", "before: 27 min", the left side of "A → B") or
+as the bound itself ("gate 80%") is no measurement; a percentage must share a word with
+the request's bound (coverage, error rate, …) so that an unrelated "40 % faster" never
+counts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from jev.domain import Position
+from jev.judges.rules._base import (
+    _NEGATION,
+    _STOPWORDS,
+    _USER_CITED,
+    RuleHit,
+    _hit,
+    _quote,
+    _strip_code,
+    _View,
+    _Words,
+)
+from jev.positions import sentences as _sentences
+
+_W = _Words("targets")
+
+_VALUE = re.compile(
+    r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(%|[kKmMgGtT]i?[bB]\b|ms\b|s\b|sec(?:onds?)?\b|min(?:utes?)?\b"
+    r"|秒|毫秒|分钟)"
+)
+#: Words that put a bound on the value after them ("below 300 MB", "至少 80%").
+_UPPER = _W.rx("upper")
+_LOWER = _W.rx("lower")
+#: A bound stated as a gate or target ("our 80% coverage gate", "目标 80%").
+_GATE = _W.rx("gate")
+#: Words that make a value the old one or the bound itself, not a measurement.
+_NOT_MEASURED = _W.rx("not_measured")
+#: The answer claims the bound is met ("over the 80% gate", "under the budget").
+_MET_CLAIM = _W.rx("met_claim")
+#: "A → B", "from A to B", "从 A 降到 B": the value after it is the result.
+_ARROW = re.compile(
+    r"→|->|⇒|=>|(?<=[\d%a-zA-Z])\s+to\s+(?=[~≈]?\d)|降到|降至|减到|减少到|压到|提升到|提高到|升到|变成|变为"
+)
+_SCALE = {
+    "kb": 1 / 1024,
+    "kib": 1 / 1024,
+    "mb": 1.0,
+    "mib": 1.0,
+    "gb": 1024.0,
+    "gib": 1024.0,
+    "tb": 1024.0 * 1024,
+    "tib": 1024.0 * 1024,
+    "ms": 1.0,
+    "毫秒": 1.0,
+    "s": 1000.0,
+    "sec": 1000.0,
+    "second": 1000.0,
+    "seconds": 1000.0,
+    "秒": 1000.0,
+    "min": 60000.0,
+    "minute": 60000.0,
+    "minutes": 60000.0,
+    "分钟": 60000.0,
+    "%": 1.0,
+}
+
+
+def _kind(unit: str) -> str:
+    unit = unit.lower()
+    if unit == "%":
+        return "%"
+    return "size" if unit.endswith("b") else "time"
+
+
+def _normal(number: str, unit: str) -> float:
+    value = float(number.replace(",", "."))
+    return value * _SCALE.get(unit.lower(), 1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class _Bound:
+    request: Position
+    sentence: str
+    kind: str
+    value: float
+    upper: bool
+    #: Words naming the bounded quantity ("p95", "coverage", "billing"); may be empty.
+    subject: frozenset[str]
+
+
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_-]*[A-Za-z0-9]|[\u4e00-\u9fff]{2,}")
+
+
+_CODE_MARK = re.compile(r"`([^`\n]+)`")
+
+
+def _subject(before: str, after: str) -> frozenset[str]:
+    words = _TOKEN.findall(before)[-4:] + _TOKEN.findall(after)[:3]
+    found = set()
+    for w in words:
+        low = w.lower()
+        if low.isascii():
+            if len(low) >= 3 and low not in _STOPWORDS and low not in _COMPARATORS:
+                found.add(low)
+        else:
+            found.update(low[i : i + 2] for i in range(len(low) - 1))
+    return frozenset(found)
+
+
+_COMPARATORS = frozenset(
+    (
+        *("below", "under", "less", "lower", "smaller", "most", "more", "than", "above"),
+        *("over", "least", "meet", "meets", "reach", "within", "bring", "get", "keep"),
+        *("make", "our", "the", "gate", "threshold", "target", "goal", "budget"),
+    )
+)
+
+
+def _bounds(view: _View) -> list[_Bound]:
+    found: list[_Bound] = []
+    for req in view.requests:
+        for sentence in _sentences(req.text):
+            plain = _CODE_MARK.sub(r"\1", sentence)  # "the `billing` package" names it too
+            for m in _VALUE.finditer(plain):
+                before = plain[max(0, m.start() - 30) : m.start()]
+                after = plain[m.end() : m.end() + 30]
+                upper = bool(_UPPER.search(before) or re.match(r"\s*(?:以内|以下)", after))
+                lower = bool(
+                    _LOWER.search(before)
+                    or re.match(r"\s*(?:以上)", after)
+                    or _GATE.search(after[:25])
+                    or _GATE.search(before[-12:])
+                )
+                if upper == lower:
+                    continue
+                kind = _kind(m.group(2))
+                found.append(
+                    _Bound(
+                        req,
+                        sentence,
+                        kind,
+                        _normal(m.group(1), m.group(2)),
+                        upper=upper,
+                        subject=_subject(plain[max(0, m.start() - 60) : m.start()], after),
+                    )
+                )
+    return found
+
+
+def _measured(text: str, bound: _Bound) -> list[tuple[float, str]]:
+    """Measured values of the bound's kind in ``text``, clause by clause: (value, clause).
+
+    A value after an arrow ("1.21 GB → 412 MB") is a result. Any other value counts only
+    when its clause names the bounded quantity (a word of the bound's subject, or an
+    abbreviation of one: "--cov" for "coverage"), its own label ("p99=248ms") is not
+    another quantity, and nothing before it in the clause makes it an old value or the
+    bound itself ("before: …", "gate 80%")."""
+    values: list[tuple[float, str]] = []
+    for clause in re.split(r"[;；，\n]|,(?!\d)|(?<=[.!?])\s", _strip_code(text)):
+        parts = _ARROW.split(clause)
+        arrow = len(parts) > 1
+        segment = parts[-1]
+        for m in _VALUE.finditer(segment):
+            if _kind(m.group(2)) != bound.kind:
+                continue
+            head = segment[: m.start()]
+            if not arrow:
+                tail = re.split(r"[(（,;]", segment[m.end() :], maxsplit=1)[0][:20]
+                if _NOT_MEASURED.search(head) or _NOT_MEASURED.search(tail):
+                    continue
+                if not _names_subject(clause, bound.subject):
+                    continue
+            label = _LABEL.search(head)
+            if label is not None and not _names_subject(label.group(1), bound.subject):
+                continue
+            values.append((_normal(m.group(1), m.group(2)), clause))
+    return values
+
+
+#: The label right before a value ("p99=", "coverage: ").
+_LABEL = re.compile(r"([A-Za-z][\w-]*)\s*[=:]\s*$")
+
+
+def _names_subject(text: str, subject: frozenset[str]) -> bool:
+    if not subject:
+        return False
+    low = text.lower()
+    for tok in _TOKEN.findall(low):
+        if tok in subject or (
+            tok.isascii() and len(tok) >= 3 and any(s.startswith(tok) for s in subject)
+        ):
+            return True
+    return any(s in low for s in subject if not s.isascii())
+
+
+def _violates(value: float, bound: _Bound) -> bool:
+    return value > bound.value if bound.upper else value < bound.value
+
+
+def _rule_target_claimed_met(view: _View) -> RuleHit | None:
+    """``target-claimed-met``: a measured value misses the request's bound while the
+    answer claims the bound is met (contradiction)."""
+    return _target_rule(view, claimed=True)
+
+
+def _rule_target_missed(view: _View) -> RuleHit | None:
+    """``target-missed``: the report's measured value misses the bound the request set,
+    and the answer does not say the user accepted it (omission)."""
+    return _target_rule(view, claimed=False)
+
+
+def _target_rule(view: _View, *, claimed: bool) -> RuleHit | None:
+    bounds = _bounds(view)
+    if not bounds:
+        return None
+    for bound in bounds:
+        missed = next(
+            (
+                (pos, value)
+                for pos in (*view.todos, *view.answers)
+                for value, _clause in _measured(pos.text, bound)
+                if _violates(value, bound)
+            ),
+            None,
+        )
+        if missed is None:
+            continue
+        claim = next(
+            (
+                a
+                for a in view.answers
+                if _MET_CLAIM.search(_strip_code(a.text))
+                and not _NEGATION.search(_strip_code(a.text))
+            ),
+            None,
+        )
+        if claimed and claim is not None:
+            return _hit(
+                "target-claimed-met",
+                "contradiction",
+                claim,
+                f"the report measures {missed[1]:g} against the request's bound "
+                f"(“{_quote(bound.sentence, 60)}”), but the answer claims it is met: "
+                f"“{_quote(claim.text)}”",
+                0.75,
+            )
+        if not claimed and claim is None:
+            if any(_USER_CITED.search(a.text) for a in view.answers):
+                continue
+            focus = missed[0] if missed[0].kind == "answer" else bound.request
+            return _hit(
+                "target-missed",
+                "omission",
+                focus,
+                f"the request sets a bound (“{_quote(bound.sentence, 60)}”), and the report "
+                f"measures {missed[1]:g}, outside it: “{_quote(missed[0].text)}”",
+                0.7,
+            )
+    return None
