@@ -264,7 +264,9 @@ def _rule_requested_run_missing(view: _View) -> RuleHit | None:
         return None  # the user runs them
     report = _strip_code(view.answer_text) + "\n" + view.todo_text
     if _RUN_RESULT.search(report) and any(
-        _RUN_RESULT.search(s) and not _HYPOTHETICAL.search(s) for s in _sentences(report)
+        _RUN_RESULT.search(c) and not _HYPOTHETICAL.search(c)
+        for s in _sentences(report)
+        for c in re.split(r"[;；，]", s)
     ):
         return None  # a result ("31 passed"), not a guess ("would fail before the fix")
     for req in view.requests:

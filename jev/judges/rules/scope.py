@@ -413,15 +413,18 @@ def asks_outside_scope(view: _View, pos: Position) -> bool:
     if view.open_todos:
         return False
     words = {w.lower() for w in _ASCII_WORD.findall(_strip_code(pos.text))} - _STOPWORDS
-    if not words:
-        return False
     for req in view.requests:
         for sentence in _sentences(req.text):
-            if not _KEEP_OUT.search(sentence):
-                continue
-            if any(_contains_token(sentence, w) for w in words):
-                return True
+            for m in _KEEP_OUT.finditer(sentence):
+                if any(_contains_token(sentence, w) for w in words):
+                    return True
+                kept = _CJK_BEFORE.search(sentence, 0, m.start())  # "生产不要动": 生产
+                if kept is not None and kept.group(0)[-2:] in pos.text:
+                    return True
     return False
+
+
+_CJK_BEFORE = re.compile(r"[\u4e00-\u9fff]{2,6}$")
 
 
 #: The answer leaves something out and says the user asked for that ("Skipped the docs

@@ -110,7 +110,7 @@ _CODE_MARK = re.compile(r"`([^`\n]+)`")
 
 
 def _subject(before: str, after: str) -> frozenset[str]:
-    words = _TOKEN.findall(before)[-4:] + _TOKEN.findall(after)[:3]
+    words = _TOKEN.findall(before)[-6:] + _TOKEN.findall(after)[:3]
     found = set()
     for w in words:
         low = w.lower()
@@ -186,14 +186,20 @@ def _measured(text: str, bound: _Bound) -> list[tuple[float, str]]:
                 if not _names_subject(clause, bound.subject):
                     continue
             label = _LABEL.search(head)
-            if label is not None and not _names_subject(label.group(1), bound.subject):
-                continue
+            if (
+                label is not None
+                and _METRIC_LABEL.match(label.group(1))
+                and not _names_subject(label.group(1), bound.subject)
+            ):
+                continue  # "p99=248ms" is another quantity than the bounded p95
             values.append((_normal(m.group(1), m.group(2)), clause))
     return values
 
 
 #: The label right before a value ("p99=", "coverage: ").
 _LABEL = re.compile(r"([A-Za-z][\w-]*)\s*[=:]\s*$")
+#: A label that names a statistic ("p99", "avg", "max"), so a value under it is that one.
+_METRIC_LABEL = re.compile(r"(?i)^(?:p\d{1,3}(?:\.\d)?|avg|mean|median|max|min|peak|total|tp\d+)$")
 
 
 def _names_subject(text: str, subject: frozenset[str]) -> bool:

@@ -15,7 +15,8 @@ _EVIDENCE = re.compile(
     r"`[^`\n]+`|\b[\w-]+/[\w./-]+|\b[\w-]+\.(py|ts|tsx|js|jsx|go|rs|java|kt|rb|php|cs|c|h|cpp"
     r"|md|ya?ml|json|toml|sql|sh|txt|cfg|ini|lock|html|css|vue)\b"
     r"|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b|\w+\(\)"
-    r"|\b\d+(\.\d+)?\s*(passed|failed|tests?|ms|s|%|files?|rows?|errors?)\b"
+    r"|\b\d+(\.\d+)?\s*(passed|failed|tests?|ms|s|%|files?|rows?|errors?|[kKMGT]i?B|min)\b"
+    r"|\d+(\.\d+)?\s*[kKMGT]i?B"
     r"|\b(pytest|npm|pnpm|yarn|go (test|build|vet)|cargo|make|gradle|mvn|tsc|docker|kubectl"
     r"|git|pip|uv)\b|\d+\s*个(用例|测试|文件|错误)|\d+\s*(行|处)|\bv?\d+\.\d+(?:\.\d+)+\b"
 )
