@@ -56,3 +56,12 @@ def test_word_lists_ship_as_data_and_every_entry_compiles() -> None:
             assert all(a == a.lower() for a in anchors), (f.name, key)
             count += 1
     assert count > 80
+
+
+def test_every_rule_family_has_its_own_test_file() -> None:
+    """One test file per rule family module (tests/judges/rules/test_<family>.py)."""
+    families = {
+        p.stem for p in (JUDGES / "rules").glob("*.py") if p.stem not in ("__init__", "_base")
+    }
+    tests = {p.stem.removeprefix("test_") for p in Path(__file__).parent.glob("test_*.py")}
+    assert families and families <= tests, families - tests
