@@ -24,6 +24,11 @@ Adding a host is one new adapter module plus its tests, registered in
 
 Every exit code a hook produces is 0: a hook failure must never block a turn (fail
 open). Never exit 2, which Claude Code and Codex treat as "block the stop".
+
+Stop payloads are parsed by the adapters' stdlib code (:func:`common_fields`,
+:func:`text_field`), not by pydantic models like profiles and records: the full hook
+runs on every stop of a host without a fast path, and importing pydantic would more
+than double such a stop (design.md §12; ``tests/hosts/test_hook_imports.py``).
 """
 
 from __future__ import annotations
