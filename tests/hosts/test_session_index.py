@@ -20,7 +20,8 @@ from jev.api import Auditor
 from jev.settings import save_settings
 from jev.store import Store
 from tests.conftest import REPO
-from tests.hosts.test_bound import Host, NeverComplete
+from tests.hosts.bound_helpers import NeverComplete
+from tests.hosts.test_bound import Host
 from tests.hosts_e2e.harness import ClaudeCodeSim
 from tests.store.helpers import DbTarget
 
