@@ -41,12 +41,12 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from jev.decision import ACTIONS, Conclusion, Decision, conclude, notice_for, ui_language
-from jev.domain import AuditOutcome, Material, Settings
+from jev.domain import AuditOutcome, InputNote, Material, Settings, merge_notes
 from jev.judges import create_judge
 from jev.judging import SKIP_NO_TODO, Prepared, budget_refusal, prepare, run_audit
 from jev.loop import Action, LoopState, cancel, decide, should_audit
@@ -190,7 +190,13 @@ class Auditor:
     # -- the calls -----------------------------------------------------------------
 
     def on_stop(
-        self, session: str, turn: str, material: Material, *, turn_number: int | None = None
+        self,
+        session: str,
+        turn: str,
+        material: Material,
+        *,
+        turn_number: int | None = None,
+        notes: Sequence[InputNote] = (),
     ) -> Decision:
         """The turn is about to stop: audit it if due and decide what happens next.
 
@@ -199,6 +205,10 @@ class Auditor:
             turn: the turn key (stable across Jev's own supplements within the turn).
             material: the complete current material of the turn (design.md §3).
             turn_number: the turn's 1-based number in the session, for records.
+            notes: what was changed in the input to read the material (lone
+                surrogates replaced by U+FFFD, :class:`jev.domain.InputNote`); kept in
+                the record's ``input_notes`` (design.md §11). Lone surrogates still in
+                ``material`` are replaced here and noted ("the material").
 
         Returns:
             A :class:`Decision`. Judge and budget failures come back as
@@ -209,11 +219,17 @@ class Auditor:
                 is unusable (hosts fail open on these).
         """
         return self._audit_turn(
-            session, turn, material, turn_number=turn_number, force=False, steer=True
+            session, turn, material, turn_number=turn_number, force=False, steer=True, notes=notes
         )
 
     def audit(
-        self, session: str, turn: str, material: Material, *, turn_number: int | None = None
+        self,
+        session: str,
+        turn: str,
+        material: Material,
+        *,
+        turn_number: int | None = None,
+        notes: Sequence[InputNote] = (),
     ) -> Decision:
         """An explicit audit that steers nothing (``jev audit``; design.md §7).
 
@@ -222,7 +238,7 @@ class Auditor:
         errors as :meth:`on_stop`.
         """
         return self._audit_turn(
-            session, turn, material, turn_number=turn_number, force=True, steer=False
+            session, turn, material, turn_number=turn_number, force=True, steer=False, notes=notes
         )
 
     def retry(
@@ -233,6 +249,7 @@ class Auditor:
         *,
         turn_number: int | None = None,
         can_steer: bool = False,
+        notes: Sequence[InputNote] = (),
     ) -> Decision:
         """Audit the turn again with the complete current material and saved settings.
 
@@ -247,7 +264,13 @@ class Auditor:
                 supplement — a problem verdict is handed to the user instead (design.md §7).
         """
         return self._audit_turn(
-            session, turn, material, turn_number=turn_number, force=True, steer=can_steer
+            session,
+            turn,
+            material,
+            turn_number=turn_number,
+            force=True,
+            steer=can_steer,
+            notes=notes,
         )
 
     def cancel(self, session: str, turn: str) -> Decision:
@@ -335,8 +358,12 @@ class Auditor:
         turn_number: int | None,
         force: bool,
         steer: bool,
+        notes: Sequence[InputNote] = (),
     ) -> Decision:
         settings = self.settings()
+        material, replaced = material.scrubbed()
+        if replaced:
+            notes = merge_notes(notes, (InputNote("lone-surrogates", replaced, "the material"),))
         if self.honour_enabled and not settings.enabled:
             return Decision(action="skip", notice="")
         if not material.todo_used:
@@ -418,6 +445,7 @@ class Auditor:
                     status="stale",
                     now=self._now(),
                     steer=steer,
+                    input_notes=notes,
                 )
                 counted = _with_calls(row, _judge_calls(row) + real_calls)
                 return counted, [rec], Decision(action="stale", outcome=outcome, state=before)
@@ -442,6 +470,7 @@ class Auditor:
                 supplement=done.supplement,
                 now=self._now(),
                 steer=steer,
+                input_notes=notes,
             )
             new_row = _row(key, row, done.after, decision, lease=None, material_hash=digest)
             new_row = replace(

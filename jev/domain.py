@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -19,6 +20,7 @@ __all__ = [
     "TODO_STATUSES",
     "Assessment",
     "AuditOutcome",
+    "InputNote",
     "JudgeAnswer",
     "JudgeInfo",
     "JudgeInput",
@@ -31,6 +33,8 @@ __all__ = [
     "TodoItem",
     "Usage",
     "Verdict",
+    "merge_notes",
+    "notes_sentence",
 ]
 
 Assessment = Literal["complete", "omission", "contradiction", "needs-user", "unknown"]
@@ -42,6 +46,8 @@ PROBLEM_ASSESSMENTS: frozenset[str] = frozenset({"omission", "contradiction", "u
 TODO_STATUSES: tuple[str, ...] = ("pending", "in_progress", "completed")
 
 PositionKind = Literal["request", "todo", "answer", "none", "all"]
+
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,10 +122,85 @@ class Material:
             todo_used=bool(data.get("todo_used", True)),
         )
 
+    def scrubbed(self) -> tuple[Material, int]:
+        """``(material, count)``: this material with every lone UTF-16 surrogate
+        (``"\\ud83d"``, no text) replaced by U+FFFD, and how many were. Readers of
+        outside input do this while parsing (design.md §11); this catches the rest
+        (an API caller's strings), so :meth:`digest` and the store never meet one."""
+        count = 0
+
+        def fix(text: str) -> str:
+            nonlocal count
+            fixed, n = _SURROGATE_RE.subn("\ufffd", text)
+            count += n
+            return fixed
+
+        request = tuple(fix(r) for r in self.request)
+        todos = tuple(TodoItem(fix(t.content), fix(t.status)) for t in self.todos)
+        answer = fix(self.final_answer)
+        if not count:
+            return self, 0
+        return Material(request, todos, answer, self.todo_used), count
+
     def digest(self) -> str:
         """SHA-256 hex digest of the material's canonical JSON (design.md §14 timeliness)."""
         blob = json.dumps(self.to_json(), ensure_ascii=False, sort_keys=True)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class InputNote:
+    """Something Jev changed in its input to read it, kept and said (design.md §11).
+
+    Today one kind: ``lone-surrogates`` — lone UTF-16 surrogate escapes (``"\\ud83d"``,
+    which JavaScript writes for a split emoji) are valid JSON but no text; each is
+    replaced by U+FFFD (the replacement character) in material, digest, record and
+    output alike, the audit goes on, and this note says so.
+
+    Attributes:
+        kind: ``"lone-surrogates"``.
+        count: how many were replaced (>= 1).
+        where: what they were in, as words: ``"the transcript"``, ``"the turn file"``,
+            ``"the rollout"``, ``"hook input field session_id"``.
+    """
+
+    kind: str
+    count: int
+    where: str
+
+    @property
+    def text(self) -> str:
+        """The note as one line: ``"2 lone surrogates replaced with U+FFFD in the
+        transcript"``."""
+        plural = "" if self.count == 1 else "s"
+        return f"{self.count} lone surrogate{plural} replaced with U+FFFD in {self.where}"
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"kind", "count", "where"}`` (the record's ``input_notes`` items)."""
+        return {"kind": self.kind, "count": self.count, "where": self.where}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> InputNote:
+        """The inverse of :meth:`to_json` (validated by the caller)."""
+        return cls(str(data["kind"]), int(data["count"]), str(data["where"]))
+
+
+def notes_sentence(notes: Sequence[InputNote]) -> str:
+    """The notes as one sentence (``""`` for none): ``"1 lone surrogate replaced with
+    U+FFFD in hook input field session_id; the audit went on."``"""
+    if not notes:
+        return ""
+    return "; ".join(n.text for n in notes) + "; the audit went on."
+
+
+def merge_notes(*groups: Sequence[InputNote]) -> tuple[InputNote, ...]:
+    """All notes of ``groups`` with one note per ``(kind, where)``, counts added."""
+    merged: dict[tuple[str, str], int] = {}
+    for group in groups:
+        for note in group:
+            key = (note.kind, note.where)
+            merged[key] = merged.get(key, 0) + note.count
+    return tuple(InputNote(kind, count, where) for (kind, where), count in merged.items() if count)
 
 
 def _bad_todo(n: int, why: str) -> Exception:

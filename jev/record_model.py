@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, Stri
 __all__ = [
     "ActionModel",
     "FocusModel",
+    "InputNoteModel",
     "MaterialModel",
     "RecordJudgeModel",
     "RecordModel",
@@ -101,10 +102,20 @@ class UsageModel(BaseModel):
     output_tokens: _Count | None
 
 
+class InputNoteModel(BaseModel):
+    """What Jev changed in its input to read the material (``InputNote.to_json()``)."""
+
+    model_config = _CLOSED
+    kind: Annotated[StrictStr, Field(min_length=1)]
+    count: Annotated[StrictInt, Field(ge=1)]
+    where: StrictStr
+
+
 class RecordModel(BaseModel):
     """One audit attempt of one turn, as exported (design.md §11, §14).
 
-    Every field but ``steer`` must be present; absent values are ``null``. The
+    Every field but ``steer`` and ``input_notes`` must be present; absent values are
+    ``null``. The
     meaning of each field: :class:`jev.records.Record`.
     """
 
@@ -147,3 +158,5 @@ class RecordModel(BaseModel):
     template_hash: StrictStr
     language: Literal["", "en", "zh"]
     steer: StrictBool = True
+    #: Absent when Jev changed nothing in its input (design.md §11); never null.
+    input_notes: list[InputNoteModel] = Field(default=None)  # type: ignore[arg-type]

@@ -35,7 +35,7 @@ from jev.resources import data_file
 from jev.schemacheck import certainly_valid
 
 if TYPE_CHECKING:
-    from jev.domain import AuditOutcome, Settings
+    from jev.domain import AuditOutcome, InputNote, Settings
     from jev.loop import Action, LoopState
     from jev.store import TurnKey
 
@@ -124,6 +124,10 @@ class Record:
         steer: whether the host could send a supplement back into the turn when this
             audit was decided (False for ``jev retry`` from a shell: the turn had
             already stopped, so a problem verdict is shown to the user instead).
+        input_notes: what Jev changed in its input to read the material, as
+            ``{"kind", "count", "where"}`` objects (:class:`jev.domain.InputNote`;
+            today lone surrogates replaced by U+FFFD, design.md §11). Exported only when
+            there are some, so the digest of a record without any is unchanged.
     """
 
     created_at: str
@@ -160,16 +164,19 @@ class Record:
     template_hash: str = ""
     language: str = ""
     steer: bool = True
+    input_notes: Sequence[dict[str, Any]] = ()
 
     def __post_init__(self) -> None:
         # Accept any sequence of strings (e.g. a list) and keep an immutable tuple, so
         # equality does not depend on the container the caller used.
         if not isinstance(self.raw_replies, tuple):
             object.__setattr__(self, "raw_replies", tuple(self.raw_replies))
+        if not isinstance(self.input_notes, tuple):
+            object.__setattr__(self, "input_notes", tuple(self.input_notes))
 
     def to_json(self) -> dict[str, Any]:
         """Return the exported JSON object (one JSONL line; ``record.schema.json``)."""
-        return {
+        data: dict[str, Any] = {
             "id": self.id,
             "created_at": self.created_at,
             "profile": self.profile,
@@ -205,6 +212,9 @@ class Record:
             "language": self.language,
             "steer": self.steer,
         }
+        if self.input_notes:
+            data["input_notes"] = [dict(n) for n in self.input_notes]
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Record:
@@ -253,6 +263,7 @@ class Record:
             template_hash=str(data.get("template_hash") or ""),
             language=str(data.get("language") or ""),
             steer=bool(data.get("steer", True)),
+            input_notes=tuple(dict(n) for n in data.get("input_notes") or ()),
         )
 
     def with_id(self, record_id: int | None) -> Record:
@@ -303,6 +314,7 @@ def build_record(
     supplement: str | None = None,
     now: float,
     steer: bool = True,
+    input_notes: Sequence[InputNote] = (),
 ) -> Record:
     """Build the record of one audit attempt (design.md §11) — the only record builder.
 
@@ -322,6 +334,7 @@ def build_record(
         now: epoch seconds of the attempt (the caller's clock).
         steer: whether a supplement could be sent (False for ``jev audit`` and a
             shell ``jev retry``).
+        input_notes: what was changed in the input to read the material (design.md §11).
 
     Raises:
         ValueError: for an invalid host name or an unknown status.
@@ -387,6 +400,7 @@ def build_record(
         template_hash=outcome.template_hash if outcome is not None else "",
         language=outcome.language if outcome is not None else "",
         steer=steer,
+        input_notes=tuple(n.to_json() for n in input_notes),
     )
 
 

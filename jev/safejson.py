@@ -37,6 +37,7 @@ __all__ = [
     "loads",
     "parse",
     "scrub_surrogates",
+    "scrub_value",
     "toml_problem",
     "too_deep",
 ]
@@ -128,8 +129,9 @@ def too_deep(value: Any, max_depth: int) -> bool:
     return False
 
 
-def _scrub_value(value: Any) -> tuple[Any, int]:
-    """Replace lone surrogates in every string of a parsed value (iteratively)."""
+def scrub_value(value: Any) -> tuple[Any, int]:
+    """``(value, count)``: lone surrogates replaced by U+FFFD in every string and key
+    of a parsed JSON value (in place for lists and dicts; iterative, any depth)."""
     if isinstance(value, str):
         return scrub_surrogates(value)
     count = 0
@@ -160,6 +162,7 @@ def parse(
     *,
     max_depth: int = DEFAULT_MAX_DEPTH,
     unique_keys: bool = False,
+    scrub: bool = True,
 ) -> Parsed:
     """Parse one JSON text from outside Jev (see the module docstring).
 
@@ -167,6 +170,8 @@ def parse(
         data: the JSON text, or UTF-8 bytes.
         max_depth: deepest nesting of arrays/objects accepted (levels, >= 1).
         unique_keys: refuse an object that repeats a key.
+        scrub: replace lone surrogates (default). ``False`` leaves them for a caller
+            that counts them per part with :func:`scrub_value` (it must).
 
     Returns:
         :class:`Parsed` with the value (lone surrogates replaced) and the count of
@@ -196,8 +201,8 @@ def parse(
     ):
         raise JsonInputError(f"nested deeper than {max_depth} levels")
     replaced = 0
-    if _SURROGATE_ESCAPE_RE.search(text) or _SURROGATE_RE.search(text):
-        value, replaced = _scrub_value(value)
+    if scrub and (_SURROGATE_ESCAPE_RE.search(text) or _SURROGATE_RE.search(text)):
+        value, replaced = scrub_value(value)
     return Parsed(value, replaced)
 
 

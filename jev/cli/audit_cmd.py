@@ -192,6 +192,7 @@ def _result(
         "error_kind": None,
         "rule": None,
         "why": None,
+        "input_notes": [n.to_json() for n in turn.notes],
     }
     if turn.status == "missing":
         base.update(status="incomplete", error_kind="material-missing")
@@ -342,6 +343,12 @@ def _run(args: argparse.Namespace) -> int:
             )
         return EXIT_INCOMPLETE
 
+    notes = list(dict.fromkeys(n for t in turns for n in t.notes))
+    if notes:
+        # Said once, before the verdicts: the audit went on with U+FFFD (design.md §11).
+        from jev.domain import notes_sentence
+
+        print(visible(f"jev: note: {_shown(args)}: {notes_sentence(notes)}"), file=sys.stderr)
     worst = EXIT_OK
     results: list[dict[str, Any]] = []
     session = _run_session(args.path)
@@ -352,7 +359,9 @@ def _run(args: argparse.Namespace) -> int:
         for turn in turns:
             outcome = None
             if turn.status == "ready" and turn.material is not None:
-                decision = auditor.audit(session, turn.key, turn.material, turn_number=turn.number)
+                decision = auditor.audit(
+                    session, turn.key, turn.material, turn_number=turn.number, notes=turn.notes
+                )
                 outcome = decision.outcome
             result = _result(turn, outcome, settings, judge)
             results.append(result)

@@ -34,12 +34,14 @@ than double such a stop (design.md §12; ``tests/hosts/test_hook_imports.py``).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from jev import safejson
+from jev.domain import InputNote
 from jev.errors import UsageError
 
 if TYPE_CHECKING:
@@ -315,8 +317,13 @@ class HostAdapter(Protocol):
 _STDIN_MAX_DEPTH = 64
 
 
-def load_object(host: str, text: str) -> dict[str, Any]:
+def load_object(host: str, text: str, notes: list[InputNote] | None = None) -> dict[str, Any]:
     """The hook stdin ``text`` as a JSON object.
+
+    Lone surrogates (``"\\ud83d"``) in any field become U+FFFD; with ``notes`` given,
+    one :class:`jev.domain.InputNote` per field that held some is appended to it
+    (``where``: ``"hook input field session_id"``), so the hook can say so and the
+    record keeps it (design.md §11).
 
     Raises:
         HookInputError: empty, not JSON, or not an object.
@@ -324,12 +331,24 @@ def load_object(host: str, text: str) -> dict[str, Any]:
     if not text.strip():
         raise HookInputError(f"the {host} hook received empty stdin (expected the hook JSON)")
     try:
-        data = safejson.loads(text.lstrip("\ufeff"), max_depth=_STDIN_MAX_DEPTH)
+        parsed = safejson.parse(text.lstrip("\ufeff"), max_depth=_STDIN_MAX_DEPTH, scrub=False)
     except safejson.JsonInputError as exc:  # syntax, too deep, digit limit, NaN
         raise HookInputError(f"the {host} hook stdin is not usable JSON ({exc})") from None
+    data = parsed.value
     if not isinstance(data, dict):
         raise HookInputError(f"the {host} hook stdin is JSON but not an object")
-    return data
+    clean: dict[str, Any] = {}
+    for key, value in data.items():
+        fixed_key, n = safejson.scrub_surrogates(key)
+        fixed, m = safejson.scrub_value(value)
+        clean[fixed_key] = fixed
+        if (n or m) and notes is not None:
+            name = fixed_key if _FIELD_NAME_RE.fullmatch(fixed_key) else "(unnamed)"
+            notes.append(InputNote("lone-surrogates", n + m, f"hook input field {name}"))
+    return clean
+
+
+_FIELD_NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,40}")
 
 
 def text_field(value: Any) -> str | None:

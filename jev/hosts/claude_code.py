@@ -133,11 +133,13 @@ def scan(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn]:
     return [to_turn(acc, n) for n, acc in enumerate(accs, start=1)]
 
 
-def read_turns(path: Path) -> list[Turn]:
+def read_turns(path: Path, stats: LineStats | None = None) -> list[Turn]:
     """Read every root turn of a Claude Code transcript, in order (design.md §2, §3).
 
     Bad lines (half-written, non-UTF-8, not JSON, not objects) are skipped. A
     subagent's transcript (``subagents/agent-*.jsonl``) is one skipped turn.
+    ``stats`` (optional) receives the counts of the lines read (lone surrogates
+    replaced, bad lines skipped).
 
     Raises:
         UsageError: the file is missing or unreadable.
@@ -145,7 +147,7 @@ def read_turns(path: Path) -> list[Turn]:
     path = Path(path)
     if is_subagent_path(path):
         return [subagent_turn(path.stem)]
-    return scan(iter_records(path, LineStats()))
+    return scan(iter_records(path, stats if stats is not None else LineStats()))
 
 
 def _is_candidate(rec: dict[str, Any]) -> bool:
@@ -155,7 +157,7 @@ def _is_candidate(rec: dict[str, Any]) -> bool:
     return kind in ("prompt", "command")
 
 
-def read_current_turn(path: Path) -> Turn:
+def read_current_turn(path: Path, stats: LineStats | None = None) -> Turn:
     """Read the last root turn, backwards from the end of the file (the Stop hook path).
 
     Records are read from the end only as far back as the current turn's opening
@@ -163,7 +165,8 @@ def read_current_turn(path: Path) -> Turn:
     Exception (documented): when the turn used ``TaskCreate``/``TaskUpdate`` the
     task list may hold tasks of earlier turns (hosts.md (Claude Code): the list is per
     session), so the whole file is read forwards. The result equals
-    ``read_turns(path)[-1]`` with ``number=0``.
+    ``read_turns(path)[-1]`` with ``number=0``. ``stats`` (optional) receives the
+    counts of the lines read.
 
     Raises:
         UsageError: the file is missing or unreadable.
@@ -172,7 +175,8 @@ def read_current_turn(path: Path) -> Turn:
     path = Path(path)
     if is_subagent_path(path):
         return replace(subagent_turn(path.stem), number=0)
-    stats = LineStats()
+    if stats is None:
+        stats = LineStats()
     collected: list[tuple[int, dict[str, Any]]] = []  # newest first
     accs: list[TurnAcc] | None = None
     for offset, rec in iter_records_backward(path, stats):
@@ -194,7 +198,9 @@ def read_current_turn(path: Path) -> Turn:
         raise no_turn_error(path)
     last = accs[-1]
     if last.task_calls:
-        turns = read_turns(path)
+        whole = LineStats()
+        turns = read_turns(path, whole)
+        stats.surrogates = whole.surrogates  # what the turn was read from: the whole file
         if not turns:
             raise no_turn_error(path)
         return _renumber(turns[-1])

@@ -211,22 +211,26 @@ def scan(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn]:
     return [_to_turn(acc, n, last=n == len(accs)) for n, acc in enumerate(accs, start=1)]
 
 
-def read_turns(path: Path) -> list[Turn]:
+def read_turns(path: Path, stats: LineStats | None = None) -> list[Turn]:
     """Read every turn of a Codex rollout, in order (design.md §2, §3; hosts.md (Codex CLI)).
+
+    ``stats`` (optional) receives the counts of the lines read (lone surrogates
+    replaced, bad lines skipped).
 
     Raises:
         UsageError: the file is missing or unreadable.
     """
-    return scan(iter_records(Path(path), LineStats()))
+    return scan(iter_records(Path(path), stats if stats is not None else LineStats()))
 
 
-def read_current_turn(path: Path) -> Turn:
+def read_current_turn(path: Path, stats: LineStats | None = None) -> Turn:
     """Read the last turn, backwards from the end of the rollout (the Stop hook path).
 
     Reading stops at the current turn's ``task_started``, or at the previous
     turn's ``task_complete``/``turn_aborted``. Rollouts written before those events
     existed (≤ 0.58) have no such stopping point and are read whole (documented
-    cost). The result equals ``read_turns(path)[-1]`` with ``number=0``.
+    cost). The result equals ``read_turns(path)[-1]`` with ``number=0``. ``stats``
+    (optional) receives the counts of the lines read.
 
     Raises:
         UsageError: the file is missing or unreadable.
@@ -235,7 +239,7 @@ def read_current_turn(path: Path) -> Turn:
     path = Path(path)
     collected: list[tuple[int, dict[str, Any]]] = []
     seen_user = False
-    for offset, rec in iter_records_backward(path, LineStats()):
+    for offset, rec in iter_records_backward(path, stats if stats is not None else LineStats()):
         payload = _dict(rec.get("payload"))
         if rec.get("type") == "event_msg":
             ptype = payload.get("type")

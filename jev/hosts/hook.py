@@ -32,14 +32,16 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jev.domain import InputNote, merge_notes, notes_sentence
 from jev.errors import JevError, MaterialMissing, StoreDamaged
 from jev.hosts.base import HookAnswer, HookInput, HookInputError, load_object
 from jev.hosts.registry import adapter as host_adapter
+from jev.hosts.turns import scrubbed
 from jev.paths import jev_home_str
 
 if TYPE_CHECKING:
@@ -260,6 +262,17 @@ def rebuild_damaged_store(exc: StoreDamaged) -> str:
 # ----------------------------------------------------------------------- the decision
 
 
+def with_notes(answer: HookAnswer, notes: Sequence[InputNote], decision: Decision) -> HookAnswer:
+    """``answer`` whose notice also says what Jev changed in its input to read it
+    (design.md §11), when an audit was decided; a silent answer (another process is
+    auditing this turn, a stale verdict) stays silent."""
+    if not notes or decision.action in ("busy", "stale"):
+        return answer
+    line = "Jev: " + notes_sentence(notes)
+    notice = f"{answer.notice} {line}" if answer.notice else line
+    return replace(answer, notice=notice)
+
+
 def answer_for(decision: Decision) -> HookAnswer:
     """Map an :class:`jev.auditor.Decision` to a host-neutral :class:`HookAnswer`.
 
@@ -289,12 +302,18 @@ def _session_of(hook: HookInput) -> str:
 
 
 def _stop(
-    hook: HookInput, adapter: HostAdapter, profile: str | None, make_auditor: AuditorFactory
+    hook: HookInput,
+    adapter: HostAdapter,
+    profile: str | None,
+    make_auditor: AuditorFactory,
+    notes: Sequence[InputNote] = (),
 ) -> tuple[HookAnswer, Decision | None, str, tuple[str, str | None]]:
     where: list[Any] = ["", None]
     index = SessionIndex()
     try:
-        answer, decision, skipped = _stop_inner(hook, adapter, profile, make_auditor, where, index)
+        answer, decision, skipped = _stop_inner(
+            hook, adapter, profile, make_auditor, where, index, notes
+        )
     finally:
         index.close()
     return answer, decision, skipped, (str(where[0] or ""), where[1])
@@ -307,6 +326,7 @@ def _stop_inner(
     make_auditor: AuditorFactory,
     where: list[Any],
     index: SessionIndex,
+    stdin_notes: Sequence[InputNote] = (),
 ) -> tuple[HookAnswer, Decision | None, str]:
     if not hook.is_stop or hook.is_subagent:
         return HookAnswer(), None, "not a root-agent stop"
@@ -327,6 +347,8 @@ def _stop_inner(
     except MaterialMissing as exc:
         notice = f"Jev: the completion audit did not run: material missing ({_one_line(str(exc))})."
         return HookAnswer(notice=notice), None, "material missing"
+    # A reader that left lone surrogates: U+FFFD, counted (design.md §11).
+    turn = scrubbed([turn], 0, "the transcript")[0]
     if turn.status == "skipped" or (turn.material is None and not turn.todo_used):
         return HookAnswer(), None, turn.reason or "skipped"
     if turn.status != "ready" or turn.material is None:
@@ -354,12 +376,15 @@ def _stop_inner(
         fields["material"] = material.to_json()
     index.update(session, **fields)
     where[:] = [turn_key, settings.profile]
+    notes = merge_notes(stdin_notes, turn.notes)
     auditor = make_auditor(settings.profile, hook.host)
     try:
-        decision = auditor.on_stop(session, turn_key, material, turn_number=turn.number or None)
+        decision = auditor.on_stop(
+            session, turn_key, material, turn_number=turn.number or None, notes=notes
+        )
     finally:
         auditor.close()
-    answer = answer_for(decision)
+    answer = with_notes(answer_for(decision), notes, decision)
     if answer.steer is not None:
         sent = [s for s in entry.get("steers") or () if isinstance(s, dict)][-(MAX_STEERS - 1) :]
         sent.append(
@@ -418,8 +443,9 @@ def run_stop_hook(
         adapter = host_adapter(host)
     except JevError as exc:
         return HookResult("", f"jev: {exc}\n", 0, skipped="unknown host")
+    notes: list[InputNote] = []
     try:
-        hook = adapter.parse(load_object(host, stdin_text))
+        hook = adapter.parse(load_object(host, stdin_text, notes))
     except HookInputError as exc:
         stdout, stderr = adapter.render(
             HookAnswer(notice=f"Jev: {exc}; the completion audit did not run.")
@@ -427,7 +453,7 @@ def run_stop_hook(
         return HookResult(stdout, stderr, 0, skipped="bad stdin")
     try:
         session = _session_of(hook)
-        answer, decision, skipped, where = _stop(hook, adapter, profile, make_auditor)
+        answer, decision, skipped, where = _stop(hook, adapter, profile, make_auditor, notes)
         stdout, stderr = adapter.render(answer, hook)
         return HookResult(
             stdout,

@@ -37,6 +37,7 @@ from jev.hosts.turns import (
     iter_records,
     iter_records_backward,
     no_turn_error,
+    scrubbed,
     skip_running,
 )
 
@@ -57,6 +58,7 @@ __all__ = [
     "read_turns",
     "skip_running",
     "unrecognised_message",
+    "where_read",
 ]
 
 TurnFormat = Literal["turn", "claude-code", "codex", "gemini", "cursor", "copilot", "qwen", "droid"]
@@ -287,8 +289,17 @@ def _resolve(path: Path, fmt: str) -> str:
     return fmt
 
 
+def where_read(kind: str) -> str:
+    """What a file of format ``kind`` is called in an input note: ``"the turn file"``,
+    ``"the rollout"`` (Codex) or ``"the transcript"``."""
+    return {"turn": "the turn file", "codex": "the rollout"}.get(kind, "the transcript")
+
+
 def read_turns(path: str | Path, fmt: str = "auto") -> list[Turn]:
     """Read every turn of a file, in order (numbers 1, 2, …).
+
+    Lone surrogates anywhere in the file become U+FFFD; every turn then carries one
+    note with their count over the whole file (:attr:`Turn.notes`, design.md §11).
 
     Args:
         path: the file.
@@ -303,19 +314,23 @@ def read_turns(path: str | Path, fmt: str = "auto") -> list[Turn]:
     """
     path = Path(path)
     kind = _resolve(path, fmt)
+    stats = LineStats()
+    turns: list[Turn]
     if kind == "turn":
         from jev.hosts.turnfile import read_turn_file
 
-        return [read_turn_file(path)]
-    if kind == "claude-code":
+        turns = [read_turn_file(path, stats)]
+    elif kind == "claude-code":
         from jev.hosts.claude_code import read_turns as read_claude_turns
 
-        return read_claude_turns(path)
-    if kind in _OTHER_READERS:
-        return list(_reader(kind).read_turns(path))
-    from jev.hosts.codex import read_turns as read_codex_turns
+        turns = read_claude_turns(path, stats)
+    elif kind in _OTHER_READERS:
+        turns = list(_reader(kind).read_turns(path))
+    else:
+        from jev.hosts.codex import read_turns as read_codex_turns
 
-    return read_codex_turns(path)
+        turns = read_codex_turns(path, stats)
+    return scrubbed(turns, stats.surrogates, where_read(kind))
 
 
 def _reader(kind: str) -> Any:
@@ -332,7 +347,8 @@ def read_current_turn(
     Transcripts are read backwards from the end only as far as the current turn's
     opening record, so the cost follows the turn, not the file (see the readers for
     the documented exceptions). The result equals the last element of
-    :func:`read_turns` except that ``number`` is ``0`` (not counted).
+    :func:`read_turns` except that ``number`` is ``0`` (not counted), and that its
+    note (:attr:`Turn.notes`) counts the lone surrogates of the part of the file read.
 
     Args:
         path: the file.
@@ -346,20 +362,22 @@ def read_current_turn(
     """
     path = Path(path)
     kind = _resolve(path, fmt)
+    stats = LineStats()
     if kind == "turn":
         from jev.hosts.turnfile import read_turn_file
 
-        turn = read_turn_file(path)
+        turn = read_turn_file(path, stats)
     elif kind == "claude-code":
         from jev.hosts.claude_code import read_current_turn as read_claude_current
 
-        turn = read_claude_current(path)
+        turn = read_claude_current(path, stats)
     elif kind in _OTHER_READERS:
         turn = _reader(kind).read_current_turn(path)
     else:
         from jev.hosts.codex import read_current_turn as read_codex_current
 
-        turn = read_codex_current(path)
+        turn = read_codex_current(path, stats)
+    turn = scrubbed([turn], stats.surrogates, where_read(kind))[0]
     if last_assistant_message is not None and turn.material is not None:
         from dataclasses import replace
 

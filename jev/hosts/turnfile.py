@@ -19,7 +19,7 @@ from typing import Any
 from jev import safejson
 from jev.domain import Material
 from jev.errors import UsageError
-from jev.hosts.turns import REASON_NO_TODO, Turn
+from jev.hosts.turns import REASON_NO_TODO, LineStats, Turn
 from jev.resources import data_file
 from jev.schemacheck import certainly_valid
 
@@ -84,8 +84,10 @@ def turn_from_data(data: Any, source: str = "turn file") -> Turn:
     )
 
 
-def read_turn_file(path: str | Path) -> Turn:
+def read_turn_file(path: str | Path, stats: LineStats | None = None) -> Turn:
     """Read and validate one generic turn file.
+
+    ``stats`` (optional) receives the count of lone surrogates replaced by U+FFFD.
 
     Raises:
         UsageError: the file is missing or unreadable, is not JSON, or does not
@@ -100,9 +102,11 @@ def read_turn_file(path: str | Path) -> Turn:
     except OSError as exc:
         raise UsageError(f"{path}: cannot be read ({exc.strerror}).") from None
     try:
-        data = safejson.loads(raw)
+        parsed = safejson.parse(raw)
     except safejson.JsonInputError as exc:
         raise UsageError(
             f"{safejson.describe(str(path), exc)}; fix the turn file (UTF-8 JSON)."
         ) from None
-    return turn_from_data(data, source=str(path))
+    if stats is not None:
+        stats.surrogates += parsed.replaced
+    return turn_from_data(parsed.value, source=str(path))

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from jev import safejson
 from jev.backread import BLOCK, lines_backward
-from jev.domain import Material, TodoItem
+from jev.domain import InputNote, Material, TodoItem, merge_notes
 from jev.errors import MaterialMissing, UsageError
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "REASON_NO_OPENING",
     "REASON_NO_TODO",
     "REASON_RUNNING",
+    "SURROGATES",
     "LineStats",
     "Turn",
     "TurnDraft",
@@ -34,8 +35,14 @@ __all__ = [
     "json_lines",
     "last_turn",
     "no_turn_error",
+    "noted",
+    "scrub_turn",
+    "scrubbed",
     "skip_running",
 ]
+
+#: :attr:`jev.domain.InputNote.kind` of lone surrogates replaced by U+FFFD.
+SURROGATES = "lone-surrogates"
 
 #: Reasons shared by the readers (design.md §2, §3, §14), so callers can compare them.
 REASON_NO_TODO = "no Todo use in this turn"
@@ -76,6 +83,10 @@ class Turn:
             still running when the file was written: ``jev audit`` skips it ("the
             turn has not ended") unless ``--include-running`` (issue 10). A Stop
             hook's own event is the end signal, so hooks ignore this field.
+        notes: what Jev changed in the input this turn was read from to read it
+            (:class:`jev.domain.InputNote`: lone surrogates replaced by U+FFFD in the
+            file, counted over what was read), said to the user and kept in the record
+            (design.md §11).
     """
 
     number: int
@@ -87,6 +98,7 @@ class Turn:
     ended_by_interrupt: bool
     opening: str
     ended: bool = True
+    notes: tuple[InputNote, ...] = ()
 
 
 def skip_running(turns: list[Turn]) -> list[Turn]:
@@ -222,6 +234,44 @@ def last_turn(turns: list[Turn], path: str | Path) -> Turn:
     if not turns:
         raise no_turn_error(Path(path))
     return replace(turns[-1], number=0)
+
+
+def noted(turns: list[Turn], count: int, where: str) -> list[Turn]:
+    """``turns``, each with a note of ``count`` lone surrogates replaced in ``where``
+    (the file they were read from; nothing changes for ``count`` 0)."""
+    if not count:
+        return turns
+    note = (InputNote(SURROGATES, count, where),)
+    return [replace(t, notes=merge_notes(t.notes, note)) for t in turns]
+
+
+def _scrub(text: str) -> tuple[str, int]:
+    return safejson.scrub_surrogates(text)
+
+
+def scrub_turn(turn: Turn) -> tuple[Turn, int]:
+    """``turn`` with no lone surrogate left in its key or material, and how many were
+    replaced by U+FFFD (a reader that parsed with plain ``json`` leaves them; they
+    would make :meth:`jev.domain.Material.digest` and the store raise).
+
+    Returns ``(turn, count)``; the caller notes the count (:func:`scrubbed`).
+    """
+    key, count = _scrub(turn.key)
+    material = turn.material
+    if material is not None:
+        material, n = material.scrubbed()
+        count += n
+    if not count:
+        return turn, 0
+    return replace(turn, key=key, material=material), count
+
+
+def scrubbed(turns: Sequence[Turn], count: int, where: str) -> list[Turn]:
+    """Every turn of one read made surrogate-free (:func:`scrub_turn`), each noting
+    the whole read's count on ``where``: ``count`` (replaced while parsing) plus those
+    the scrub replaced (merged with a note the turn already has)."""
+    fixed = [scrub_turn(t) for t in turns]
+    return noted([t for t, _ in fixed], count + sum(n for _, n in fixed), where)
 
 
 def no_turn_error(path: Path) -> MaterialMissing:
