@@ -24,9 +24,9 @@ JSON, nested > 64, duplicate keys, unknown
 Content-Encoding, corrupt gzip)
 ==========================================  =================================  =========
 
-Bounds: the whole call (connect, TLS, send, receive) ends within ``timeout_s`` (at
-most :data:`MAX_TIMEOUT_S` = 600 s) plus :data:`CLOSE_MARGIN_S` (1 s) to close the
-connection; the decoded body never exceeds ``max_reply_bytes`` (default 1 MiB) in
+Bounds: the whole call (name resolution, connect, TLS, send, receive) ends within
+``timeout_s`` (at most :data:`MAX_TIMEOUT_S` = 600 s) plus :data:`CLOSE_MARGIN_S` (1 s)
+to close the connection; the decoded body never exceeds ``max_reply_bytes`` (default 1 MiB) in
 memory, gzip/deflate included (see :class:`JsonPoster`).
 
 Status errors are raised as :class:`ProviderHTTPError` (a ``TransportError``) carrying
@@ -57,6 +57,7 @@ import httpx
 from jev import safejson
 from jev.domain import JudgeInfo, JudgeSettings
 from jev.errors import ContextLengthError, SettingsError, TransportError
+from jev.judges._dns import install as install_resolver
 from jev.judges._stream import (
     BadEncoding,
     BoundedDecoder,
@@ -122,8 +123,9 @@ class JsonPoster:
       within ``timeout_s`` (at most :data:`MAX_TIMEOUT_S`); closing takes at most
       :data:`CLOSE_MARGIN_S` more. A server that drips one byte a second is cut at
       the deadline (``kind="timeout"``), not kept alive by every byte
-      (:class:`~jev.judges._stream.Deadline`). DNS resolution is bounded by the
-      system resolver, not by this deadline.
+      (:class:`~jev.judges._stream.Deadline`). Name resolution is inside it too: a
+      resolver that hangs is abandoned at the deadline (``kind="timeout"``,
+      :mod:`jev.judges._dns`).
     * **Size**: a 2xx body is read raw while streaming and refused as soon as its
       decoded size passes ``max_reply_bytes`` (``kind="reply-too-large"``,
       retryable); gzip and deflate are inflated here in steps bounded by the room
@@ -327,6 +329,10 @@ class JsonPoster:
                     # close it (jev.judges._stream.Deadline).
                     limits=httpx.Limits(max_keepalive_connections=0),
                 )
+                # Name resolution inside the deadline (a hanging resolver is cut).
+                for transport in (self._client._transport, *self._client._mounts.values()):
+                    if transport is not None:
+                        install_resolver(transport)
             return self._client
 
     def _ssl_context(self) -> ssl.SSLContext:
