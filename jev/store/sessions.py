@@ -222,6 +222,7 @@ class Sessions(StoreBase):
             count = 0
             for session, old in entries.items():
                 updated = float(old.get("updated") or 0.0) or tx.now()
+                tx.db.lock(f"session:{session}")  # a hook updating it waits, then wins
                 current = _read(tx.db, session)
                 if current is not None and float(current["updated"]) >= updated:
                     continue

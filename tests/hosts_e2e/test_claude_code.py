@@ -218,6 +218,10 @@ def test_twenty_concurrent_stops_count_once(tmp_path: Path, judge: FakeProvider)
     assert len({r.reason for r in blocks}) == 1 and blocks  # one supplement text at most
     records = _records(sim.session_id)
     assert len(records) == 1 and records[0].supplements_used == 1
+    with Store() as store:  # the session index: 20 writers, one entry, the one supplement
+        entry = store.get_session(sim.session_id)
+    assert entry is not None and entry["turn"] == records[0].turn
+    assert [s["text"] for s in entry["steers"]] == [" ".join(blocks[0].reason.split())]
 
 
 def test_stop_hook_active_does_not_stop_jev_while_budget_left(
