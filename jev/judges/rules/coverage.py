@@ -216,7 +216,8 @@ def _rule_listed_item_missing(view: _View) -> RuleHit | None:
 _REQUIREMENT = _W.rx("requirement")
 
 _IDENTIFIER = re.compile(
-    r"`([A-Za-z_][\w-]*)`|\b([a-z][a-z0-9]*_[a-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*)\b"
+    r"`([A-Za-z_][\w-]*)`|\b([a-z][a-z0-9]*_[a-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*"
+    r"|[A-Z][a-z]+[A-Z][A-Za-z0-9]*)\b"
 )
 
 
