@@ -7,8 +7,9 @@ import bisect
 import functools
 import json
 import re
+import sys
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, cast
@@ -25,7 +26,9 @@ class _Words:
     ``anchors`` (literal lower-case strings, one of which every match contains: a cheap
     pre-check before the regex) and optional ``case_sensitive`` (default ``false``).
     Dotted keys address nested tables (``"topics.tests"``). The files ship inside the
-    package; a missing key raises ``KeyError`` and a bad pattern ``re.error`` at import.
+    package; a missing key raises ``KeyError`` at import, a bad pattern ``re.error`` at
+    its first use (each pattern is compiled lazily, see :class:`LazyRx`; a test compiles
+    every entry).
     """
 
     __slots__ = ("_data", "family")
@@ -51,16 +54,17 @@ class _Words:
         text = "|".join([*entry.get("en", ()), *entry.get("zh", ())])
         return text if verbs is None else text.replace("{verbs}", verbs)
 
-    def rx(self, key: str, verbs: str | None = None) -> re.Pattern[str]:
-        """The compiled regex of ``key`` (case-insensitive unless ``case_sensitive``)."""
+    def rx(self, key: str, verbs: str | None = None) -> LazyRx:
+        """The regex of ``key``, compiled at its first use (case-insensitive unless
+        ``case_sensitive``)."""
         flags = 0 if self._entry(key).get("case_sensitive") else _I
-        return re.compile(self.pattern(key, verbs), flags)
+        return LazyRx(self.pattern(key, verbs), flags)
 
     def gate(self, key: str, verbs: str | None = None) -> _Gate:
         """The regex of ``key`` behind its ``anchors`` pre-check."""
         return _Gate(self.rx(key, verbs), tuple(self._entry(key)["anchors"]))
 
-    def rx_table(self, key: str) -> dict[str, re.Pattern[str]]:
+    def rx_table(self, key: str) -> dict[str, LazyRx]:
         """``{name: regex}`` for each sub-table of ``key``."""
         return {name: self.rx(f"{key}.{name}") for name in self.keys(key)}
 
@@ -77,13 +81,64 @@ class _Words:
         return frozenset(self._entry(key)["words"])
 
 
+class LazyRx:
+    """A regular expression compiled at its first use, with the methods of
+    :class:`re.Pattern` the rule families call (same arguments, same results).
+
+    The word lists give the rules judge about 150 patterns, most of them long
+    alternations; compiling them all when the judge is imported took ~85 ms of every
+    ``jev audit`` (about 15 % of its wall time, bench/cli_latency.py), while one audit
+    searches with a quarter of them (19–48 of 165 on the labelled turns). A bad pattern
+    raises ``re.error`` at its first use.
+    """
+
+    __slots__ = ("_compiled", "flags", "pattern")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern = pattern
+        self.flags = flags
+        self._compiled: re.Pattern[str] | None = None
+
+    def compiled(self) -> re.Pattern[str]:
+        """The compiled pattern (compiled once, on the first call)."""
+        rx = self._compiled
+        if rx is None:
+            rx = self._compiled = re.compile(self.pattern, self.flags)
+        return rx
+
+    def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        """As :meth:`re.Pattern.search`."""
+        return (self._compiled or self.compiled()).search(string, pos, endpos)
+
+    def match(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        """As :meth:`re.Pattern.match`."""
+        return (self._compiled or self.compiled()).match(string, pos, endpos)
+
+    def finditer(
+        self, string: str, pos: int = 0, endpos: int = sys.maxsize
+    ) -> Iterator[re.Match[str]]:
+        """As :meth:`re.Pattern.finditer`."""
+        return (self._compiled or self.compiled()).finditer(string, pos, endpos)
+
+    def sub(self, repl: str, string: str, count: int = 0) -> str:
+        """As :meth:`re.Pattern.sub` (``repl`` a string)."""
+        return (self._compiled or self.compiled()).sub(repl, string, count)
+
+    def split(self, string: str, maxsplit: int = 0) -> list[str | Any]:
+        """As :meth:`re.Pattern.split`."""
+        return (self._compiled or self.compiled()).split(string, maxsplit)
+
+
+#: A pattern as the rule families use it: compiled (``re.compile``) or lazy (word lists).
+Rx = re.Pattern[str] | LazyRx
+
 _W = _Words("base")
 
 _I = re.IGNORECASE
 
 
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, _I)
+def _rx(pattern: str) -> LazyRx:
+    return LazyRx(pattern, _I)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -101,7 +156,7 @@ class _Gate:
 
     __slots__ = ("anchors", "rx")
 
-    def __init__(self, rx: re.Pattern[str], anchors: tuple[str, ...]) -> None:
+    def __init__(self, rx: Rx, anchors: tuple[str, ...]) -> None:
         self.rx = rx
         self.anchors = anchors
 
@@ -415,7 +470,7 @@ def _quote(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _claim_positions(view: _View, claim: re.Pattern[str]) -> Iterable[Position]:
+def _claim_positions(view: _View, claim: Rx) -> Iterable[Position]:
     if not claim.search(view.answer_text):
         return
     for a in view.answers:

@@ -16,6 +16,7 @@ from jev.judges.rules._base import (
     _TOPICS,
     _USER_CITED,
     RuleHit,
+    Rx,
     _code_tokens,
     _contains_token,
     _content_words,
@@ -68,14 +69,14 @@ def _rule_constraint_violated(view: _View) -> RuleHit | None:
 
 
 #: Deliverables a request can name, with the verbs that make them an ask.
-_DELIVERABLES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+_DELIVERABLES: dict[str, tuple[Rx, Rx]] = {
     name: (_W.rx(f"deliverables.{name}.noun"), _W.rx(f"deliverables.{name}.verb"))
     for name in _W.keys("deliverables")
 }
 
 #: Evidence that a deliverable exists in the Todos or the answer. For tests, a test
 #: artifact or run — not "test account", "test data", "测试账号" and the like.
-_DELIVERED: dict[str, re.Pattern[str]] = {**_TOPICS, **_W.rx_table("delivered")}
+_DELIVERED: dict[str, Rx] = {**_TOPICS, **_W.rx_table("delivered")}
 
 
 def _rule_deliverable_missing(view: _View) -> RuleHit | None:

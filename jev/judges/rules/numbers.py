@@ -13,7 +13,9 @@ from jev.judges.rules._base import (
     _PAST_RUN,
     _STOPWORDS,
     _VERB_CLASSES,
+    LazyRx,
     RuleHit,
+    Rx,
     _code_tokens,
     _contains_token,
     _distinctive_tokens,
@@ -51,7 +53,7 @@ _NUMBER_WORDS = {
     12: "twelve",
 }
 #: The noun after a Todo's fraction ("21/23 个页面", "3/4 endpoints").
-_FRACTION_NOUN = re.compile(r"\s*(?:个|项|条|处)?\s*([\u4e00-\u9fff]{2,4}|[a-z]{4,}s?\b)", re.I)
+_FRACTION_NOUN = LazyRx(r"\s*(?:个|项|条|处)?\s*([\u4e00-\u9fff]{2,4}|[a-z]{4,}s?\b)", re.I)
 
 
 def _loose_universal(todo_text: str, end: int, total: int) -> re.Pattern[str] | None:
@@ -156,7 +158,7 @@ def _rule_number_mismatch(view: _View) -> RuleHit | None:
 
 
 #: A line that announces a list with a count: "Changed 5 files:", "共修改了 5 个文件：".
-_COUNTED_INTRO = re.compile(
+_COUNTED_INTRO = LazyRx(
     r"(?<![\d.,])(\d{1,3})\s*(?:个|处|份|条|项)?\s*(?:[\w-]+\s+){0,2}?"
     r"(files?|places?|call[- ]sites?|endpoints?|routes?|modules?|packages?|components?"
     r"|services?|handlers?|tables?|pages?|jobs?|functions?|classes?|steps?|changes?|items?"
@@ -371,6 +373,7 @@ def _rule_none_claimed_vs_count(view: _View) -> RuleHit | None:
         m = _TODO_NONE.search(todo.text)
         if m is None:
             continue
+        count: Rx
         if m.group("en"):
             count = _rx(rf"\b[1-9]\d*\s+(?:to\s+)?{m.group('en')}\w*")
         else:

@@ -35,6 +35,7 @@ from jev.judges.rules._base import (
     _STOPWORDS,
     _USER_CITED,
     RuleHit,
+    Rx,
     _code_tokens,
     _contains_token,
     _content_words,
@@ -63,7 +64,7 @@ _ENV_SECRET = _W.rx("env_secret")
 _LACKS = _W.rx("lacks")
 _CONTINUE_QUESTION = _W.rx("continue_question")
 #: ``{family: (words that name the action, words that report it done)}``.
-_RESERVED: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+_RESERVED: dict[str, tuple[Rx, Rx]] = {
     name: (_W.rx(f"reserved.{name}"), re.compile(_W.text(f"reserved.{name}", "done"), re.I))
     for name in _W.keys("reserved")
 }
