@@ -37,6 +37,14 @@ def jev_home(_isolated_jev_home: Path) -> Path:
 E2E_FOLDERS = ("hosts_e2e", "install")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Property tests run at full strength unless slow tests are deselected
+    (``-m "not slow"``): see tests/strength.py."""
+    from tests import strength
+
+    strength.configure(config.getoption("markexpr") or "")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """``e2e`` for the end-to-end folders; ``e2e`` and ``browser`` tests are also ``slow``.
 

@@ -13,6 +13,7 @@ from jev.domain import Material, TodoItem
 from jev.errors import SettingsError
 from jev.language import detect_language, resolve_language
 from jev.positions import number, segment
+from tests.strength import examples
 
 CASES = sorted((Path(__file__).parent / "fixtures" / "cases").glob("*.json"))
 
@@ -115,7 +116,7 @@ _ALPHABET = st.sampled_from(
 _MARKDOWN = st.lists(_ALPHABET, max_size=80).map("".join)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.one_of(st.text(), _MARKDOWN))
 def test_segment_join_is_identity(text: str) -> None:
     pieces = segment(text)
@@ -127,7 +128,7 @@ def test_segment_join_is_identity(text: str) -> None:
         assert pieces == []
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(st.one_of(st.text(max_size=40), _MARKDOWN), max_size=4),
     st.lists(

@@ -25,6 +25,7 @@ from jev.render import (
     template_hash,
 )
 from jev.resources import data_dir
+from tests.strength import examples
 
 CASES = sorted((Path(__file__).parent / "fixtures" / "cases").glob("*.json"))
 
@@ -87,7 +88,7 @@ def test_hostile_material_stays_inside_the_data_block(language: str, hostile: st
     assert "Auditor" not in before + after and "injected" not in before + after
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.text(max_size=60), min_size=1, max_size=3), st.text(max_size=120))
 def test_any_material_round_trips_through_the_block(requests: list[str], answer: str) -> None:
     numbering = number(Material(tuple(requests), (TodoItem(answer[:30], "pending"),), answer))

@@ -42,6 +42,7 @@ from tests.hosts.bound_helpers import (
     NeverComplete,
 )
 from tests.hosts_e2e.harness import ClaudeCodeSim, CodexSim
+from tests.strength import examples
 
 
 class Host(BoundHost):
@@ -201,7 +202,7 @@ def test_bound_holds_whatever_the_host_does(host: str, tmp_path: Path) -> None:
     run_state_machine_as_test(
         make_machine(host, tmp_path),
         settings=settings(
-            max_examples=25,
+            max_examples=examples(25),
             stateful_step_count=12,
             deadline=None,
             suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from jev.errors import JevError, UsageError
 from jev.hosts.transcript import Turn, detect_format, read_current_turn, read_turns
+from tests.strength import examples
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 REAL = FIXTURES / "real"
@@ -97,7 +98,7 @@ def _lines(path: Path) -> list[bytes]:
     return path.read_bytes().splitlines(keepends=True)
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(50), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_fuzzed_transcripts_give_clean_outcomes(
     tmp_path_factory: pytest.TempPathFactory, data: st.DataObject
