@@ -139,6 +139,10 @@ rule id                       assessment      fires when
                                               on (also after “On X:”); the Todos and answer
                                               name all but one (a part of an identifier such
                                               as ``deletion_protection`` counts as naming)
+``request-clause-missing``    omission        a request sentence asks for two things ("add
+                                              rate limiting … and lock the account after 5
+                                              failed attempts") and no word of the second
+                                              shows up in the Todos or the answer
 ``required-name-missing``     omission        a request clause requires a named field/flag
                                               (``request_id``), or adds one with "also
                                               include / also log" (``last_login``,
@@ -193,6 +197,7 @@ from jev.judges.rules.coverage import (
     _rule_constraint_violated,
     _rule_deliverable_missing,
     _rule_listed_item_missing,
+    _rule_request_clause_missing,
     _rule_requested_item_declined,
     _rule_requested_run_missing,
     _rule_required_name_missing,
@@ -265,6 +270,7 @@ RULES: tuple[tuple[str, Callable[[_View], RuleHit | None]], ...] = (
     ("requested-item-declined", _rule_requested_item_declined),
     ("requested-run-missing", _rule_requested_run_missing),
     ("listed-item-missing", _rule_listed_item_missing),
+    ("request-clause-missing", _rule_request_clause_missing),
     ("required-name-missing", _rule_required_name_missing),
     ("thin-report", _rule_thin_report),
 )

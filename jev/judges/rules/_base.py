@@ -217,7 +217,12 @@ def _open_marked(text: str) -> bool:
     return False
 
 
-_FRACTION = re.compile(r"(?<![\d.])(\d{1,6})\s*/\s*(\d{1,6})(?![\d.])")
+#: "14/15", "5 of 7" (not "phase 1 of 3", "step 2 of 4": a position, not a count done).
+_FRACTION = re.compile(
+    r"(?<![\d.])(?<!phase )(?<!stage )(?<!step )(?<!part )(?<!round )(?<!batch )(?<!page )"
+    r"(\d{1,6})\s*(?:/|\bof\b|\bout of\b)\s*(\d{1,6})(?![\d.])",
+    re.I,
+)
 
 #: The request only wants a report, not a fix.
 _REPORT_ONLY = _W.rx("report_only")
@@ -354,8 +359,17 @@ class _View:
         return self._claims
 
     def answer_mentions(self, todo: Position) -> list[Position]:
-        """Answer positions that talk about this Todo item's distinctive tokens."""
+        """Answer positions that talk about this Todo item's distinctive tokens (a part
+        of a compound token counts: "deploy-production" is talked about as "production"
+        when no other Todo item names that part)."""
         tokens = _distinctive_tokens(todo, self.todos)
+        others = " ".join(t.text for t in self.todos if t.id != todo.id).lower()
+        tokens |= {
+            part
+            for tok in tokens
+            for part in re.split(r"[-_/.]", tok)
+            if len(part) >= 4 and part not in _STOPWORDS and part not in others
+        }
         if not tokens:
             return []
         return [a for a in self.answers if any(_contains_token(a.text, tok) for tok in tokens)]

@@ -19,7 +19,12 @@ from jev.judges.rules._base import (
     _View,
     _Words,
 )
-from jev.judges.rules.scope import asks_for_requested_work, asks_outside_scope, asks_to_continue
+from jev.judges.rules.scope import (
+    asks_for_requested_work,
+    asks_outside_scope,
+    asks_to_continue,
+    stops_as_asked,
+)
 
 _W = _Words("asks")
 
@@ -159,10 +164,13 @@ def _offers_next_step(view: _View, pos: Position) -> bool:
 
 def _rule_asks_user(view: _View) -> RuleHit | None:
     """``asks-user`` (needs-user) and ``already-authorized`` (omission)."""
+    review_stop = stops_as_asked(view)  # the stop the user asked for is no decision
     for pos in _closing_answers(view):
         kind = _ask_kind(view, pos)
         if kind is None or asks_outside_scope(view, pos):
             continue
+        if review_stop and not _CHOICE.search(pos.text):
+            continue  # "waiting for your sign-off": the review stop, not a question
         risky = bool(_RISKY.search(pos.text))
         if kind == "permission":
             req = _authorizing_request(view, pos.text)
@@ -215,7 +223,7 @@ def _rule_asks_user(view: _View) -> RuleHit | None:
     lacks = bool(_LACKS_ACCESS.search(view.answer_text)) and bool(
         view.open_todos or _BLOCKED.search(view.answer_text)
     )
-    if not (lacks or (explicit and _blocked(view))):
+    if review_stop or not (lacks or (explicit and _blocked(view))):
         return None
     for pos in view.answers:  # an explicit ask earlier in a turn that is visibly blocked
         if (

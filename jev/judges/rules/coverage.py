@@ -13,6 +13,7 @@ from jev.judges.rules._base import (
     _NEGATION,
     _REPORT_ONLY,
     _REQUEST_NEGATED,
+    _STOPWORDS,
     _TOPICS,
     _USER_CITED,
     RuleHit,
@@ -324,4 +325,59 @@ def _rule_requested_item_declined(view: _View) -> RuleHit | None:
                             f"decided not to, without asking: “{_quote(sentence)}”",
                             0.7,
                         )
+    return None
+
+
+#: "Add X and lock Y": a request sentence of two imperative clauses (the second one is
+#: the part a report most often drops). English verbs of work only.
+_TWO_ASKS = re.compile(
+    r"^\s*(?:please\s+)?(?P<a>(?:add|make|set|update|fix|write|create|implement|enable|move|"
+    r"rename|remove|return|log|send|store|cache|validate|limit|bump|migrate|deploy|expose)\b"
+    r"[^.;\n]{3,160}?)(?:,\s*|\s+)and\s+(?:also\s+)?(?P<b>(?:lock|add|log|send|store|cache|"
+    r"validate|limit|notify|email|return|show|expose|emit|record|document|update|write|delete|"
+    r"remove|reject|block|retry|alert|redirect|hash|encrypt|mask|sign|audit|throttle|expire|"
+    r"invalidate|index)\b[^.;\n]{3,160})",
+    re.I,
+)
+
+
+def _stems(text: str) -> set[str]:
+    stems = set()
+    for w in re.findall(r"[A-Za-z]{4,}", _strip_code(text).lower()):
+        if w in _STOPWORDS:
+            continue
+        for suffix in ("ing", "ed", "es", "s"):
+            if w.endswith(suffix) and len(w) - len(suffix) >= 4:
+                w = w[: -len(suffix)]
+                break
+        stems.add(w)
+    return stems
+
+
+def _rule_request_clause_missing(view: _View) -> RuleHit | None:
+    """``request-clause-missing``: a request sentence asks for two things ("add rate
+    limiting to login and lock the account after 5 failed attempts"), and not one word
+    of the second shows up in the Todos or the answer (word stems, so "locked" counts
+    for "lock")."""
+    if is_thin(view):
+        return None  # a bare report mentions nothing; absence is no evidence
+    report = _stems(view.todo_text + "\n" + view.answer_text)
+    for req in view.requests:
+        for sentence in _sentences(req.text):
+            m = _TWO_ASKS.match(_strip_code(sentence))
+            if m is None or _REQUEST_NEGATED.search(m.group("b")):
+                continue
+            wanted = _stems(m.group("b")) - _stems(m.group("a"))
+            if len(wanted) < 2 or wanted & report:
+                continue
+            if any(_contains_token(later.text, w) for later in view.later_requests for w in wanted):
+                continue  # a later message talks about it (maybe withdrew it)
+            return _hit(
+                "request-clause-missing",
+                "omission",
+                req,
+                f"the request also asks to “{_quote(m.group('b').strip(), 60)}”, and neither "
+                "the Todo list nor the answer mentions any of it",
+                0.65,
+            )
     return None

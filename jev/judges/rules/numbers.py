@@ -69,6 +69,11 @@ def _loose_universal(todo_text: str, end: int, total: int) -> re.Pattern[str] | 
     return re.compile("|".join(parts), re.I) if parts else None
 
 
+_CLAUSES = re.compile(r"[，,;；。.!?！？]\s*")
+#: "All of them / every one / 所有…都…了": a claim of the whole without its number.
+_ALL_DONE_PLAIN = _W.rx("all_done_plain")
+
+
 def _rule_partial_count(view: _View) -> RuleHit | None:
     """``partial-count-claimed-all``: Todo "14/15" while the answer says "all 15"."""
     for todo in view.todos:
@@ -82,10 +87,16 @@ def _rule_partial_count(view: _View) -> RuleHit | None:
             )
             loose = _loose_universal(todo.text, m.end(), total)
             for a in view.answers:
-                plain = _strip_code(a.text)
-                if _NEGATION.search(plain):
-                    continue
-                if universal.search(a.text) or (loose is not None and loose.search(plain)):
+                clauses = [c for c in _CLAUSES.split(_strip_code(a.text)) if c.strip()]
+                if any(
+                    not _NEGATION.search(c)
+                    and (
+                        universal.search(c)
+                        or (loose is not None and loose.search(c))
+                        or _ALL_DONE_PLAIN.search(c)
+                    )
+                    for c in clauses
+                ) or (universal.search(a.text) and not _NEGATION.search(_strip_code(a.text))):
                     return _hit(
                         "partial-count-claimed-all",
                         "contradiction",

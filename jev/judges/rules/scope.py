@@ -188,6 +188,15 @@ def _covered(view: _View, scope: Scope, todo: Position) -> bool:
         own = _content_words(text) | _ordinals(text)
         if own & scope.deferred:
             return True
+        allowed = set().union(*(_ordinals(_strip_code(s)) for s in scope.limits))
+        mine = _ordinals(text)
+        if (
+            allowed
+            and mine
+            and {o.split()[0] for o in mine} <= {o.split()[0] for o in allowed}
+            and not mine & allowed
+        ):
+            return True  # "phase 1 now": the Todo's "Phase 2" is outside what was asked
         if any(_DEFERRAL_ACK.search(_strip_code(a.text)) for a in view.answers):
             return True
     if scope.review_stop and any(_STOPS_FOR_REVIEW.search(a.text) for a in view.answers):
@@ -282,7 +291,9 @@ def _rule_condition_ignored(view: _View) -> RuleHit | None:
         found = _reported_done(view, family)
         if found is None:
             continue
-        req = next(c for c, s in scope.conditions if _RESERVED[family][0].search(s))
+        req, sentence = next((c, s) for c, s in scope.conditions if _RESERVED[family][0].search(s))
+        if _not_triggered(view, sentence) or _asks_about(view, family):
+            continue  # the answer says the condition did not hold, or asks about the rest
         return _hit(
             "condition-ignored",
             "omission",
@@ -294,12 +305,57 @@ def _rule_condition_ignored(view: _View) -> RuleHit | None:
     return None
 
 
+#: The "if" part of a condition ("If any has unmerged commits, ask me …").
+_IF_PART = re.compile(
+    r"\b(?:if|when|in case|unless|before)\b([^,;.\n]{3,120})|如果([^，。；\n]{2,60})", re.I
+)
+_VAGUE = frozenset(["anything", "everything", "something", "nothing", "would", "there", "these"])
+#: The answer says a condition was checked and did not apply.
+_NOTHING_TO_ASK = _W.rx("nothing_to_ask")
+
+
+def _not_triggered(view: _View, condition: str) -> bool:
+    """The answer says the condition did not hold: "there was nothing to ask about", or a
+    negated sentence about the condition's own subject ("None of the stale branches had
+    unmerged commits")."""
+    if _NOTHING_TO_ASK.search(view.answer_text):
+        return True
+    m = _IF_PART.search(condition)
+    if m is None:
+        return False
+    words = {
+        w
+        for w in _content_words(_strip_code(m.group(1) or m.group(2)))
+        if len(w) >= 5 and w not in _VAGUE and not any(rx.search(w) for rx, _ in _RESERVED.values())
+    }
+    if not words:
+        return False
+    for a in view.answers:
+        for sentence in _sentences(a.text):
+            plain = _strip_code(sentence)
+            if _NEGATION.search(plain) and len(words & _content_words(plain)) >= min(2, len(words)):
+                return True
+    return False
+
+
+def _asks_about(view: _View, family: str) -> bool:
+    """A question in the answer about the reserved action ("should I delete them too?")."""
+    words, _done = _RESERVED[family]
+    return any(
+        "?" in a.text or "？" in a.text
+        for a in view.answers
+        if words.search(_strip_code(a.text)) and re.search(r"[?？]\s*$", a.text.strip())
+    )
+
+
 def _rule_condition_triggered(view: _View) -> RuleHit | None:
     """``condition-triggered``: a reserved action is still open and the answer tells the
     user first, as asked: the next step is the user's (needs-user)."""
     scope = scope_of(view)
     if not scope.reserved or not _honoured(view):
         return None
+    if scope.review_stop and any(_STOPS_FOR_REVIEW.search(a.text) for a in view.answers):
+        return None  # the stop the user asked for, not a condition that came true
     for family in sorted(scope.reserved):
         words, _done = _RESERVED[family]
         if _reported_done(view, family) is not None:
@@ -359,7 +415,7 @@ def _rule_user_only_blocker(view: _View) -> RuleHit | None:
                     if any(_contains_token(sentence, w) for w in _content_words(t.text))
                 ),
                 None,
-            )
+            ) or next((t for t in view.open_todos if _names_user_only(t.text)), None)
             if blocked is None:
                 continue
             later = view.answers[view.answers.index(a) :]
@@ -482,3 +538,10 @@ def _rule_withdrawal_misapplied(view: _View) -> RuleHit | None:
 
 
 _ITEM_BREAK = re.compile(r",|;|\band\b|\bas well as\b|、|和|以及|及")
+
+
+def stops_as_asked(view: _View) -> bool:
+    """The user asked for a stop for review and the answer makes it ("waiting for your
+    sign-off", "先停在这里等你 review"): the turn is done as asked (design.md §5)."""
+    scope = scope_of(view)
+    return scope.review_stop and any(_STOPS_FOR_REVIEW.search(a.text) for a in view.answers)

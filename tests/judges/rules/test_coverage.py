@@ -269,3 +269,31 @@ def test_a_guessed_result_is_not_a_requested_run(answer: str, expected: str) -> 
         )
     )
     assert hit.assessment == expected, hit
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        P(
+            "Login is rate limited: 10 requests/min per IP via `express-rate-limit` in "
+            "`auth/routes.ts`; 6 tests pass.",
+            "omission",
+            id="en-second-ask-never-mentioned",
+        ),
+        P(
+            "Login is rate limited: 10 requests/min per IP via `express-rate-limit`, and an "
+            "account is locked for 15 minutes after 5 failed attempts; 9 tests pass.",
+            "complete",
+            id="en-second-ask-reported",
+        ),
+    ],
+)
+def test_the_second_of_two_asks_in_one_sentence(answer: str, expected: str) -> None:
+    hit = explain(
+        turn(
+            "Add rate limiting to login and lock the account after 5 failed attempts.",
+            answer,
+            [("Rate limit login", "completed")],
+        )
+    )
+    assert hit.assessment == expected, hit

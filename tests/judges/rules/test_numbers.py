@@ -271,3 +271,33 @@ def test_round_two_consistent_todo_and_answer_stay_complete(
 ) -> None:
     hit = explain(turn(request_text, answer, todos))
     assert hit.assessment == "complete", hit
+
+
+@pytest.mark.parametrize(
+    ("answer", "todo", "expected"),
+    [
+        P(
+            "Every cron job now runs on the new scheduler; `crontab -l` is empty.",
+            "Migrate cron jobs (5 of 7 moved, nightly-report and cleanup left)",
+            "contradiction",
+            id="en-5-of-7-vs-every",
+        ),
+        P(
+            "所有接口都加上了 `@require_auth`，一个都没漏。",
+            "加鉴权（已完成 18/20，剩 export、webhook）",
+            "contradiction",
+            id="zh-18-of-20-vs-all",
+        ),
+        P(
+            "Phase 1 is done: `users` copied, checksums match, `pytest tests/import` 9 passed.",
+            "Phase 1 of 3: copy users",
+            "complete",
+            id="en-phase-1-of-3-is-a-position",
+        ),
+    ],
+)
+def test_a_part_counted_in_the_todo_against_a_whole_claimed(
+    answer: str, todo: str, expected: str
+) -> None:
+    hit = explain(turn("Do the work.", answer, [(todo, "completed")]))
+    assert hit.assessment == expected, hit

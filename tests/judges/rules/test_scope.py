@@ -283,3 +283,86 @@ def test_scope_kinds_with_their_twins(
     )
     hit = explain(number(material))
     assert hit.assessment == expected, hit
+
+
+SCOPE_KINDS_4 = [
+    pytest.param(
+        ["Do steps 1 and 2 of the upgrade plan, then pause so I can check staging."],
+        "Step 1 (Node 20 in `.nvmrc` and the Dockerfile) and step 2 (rebuilt images on "
+        "staging) are done; staging answers 200 on `/health`. Paused before step 3 for your "
+        "check.",
+        [("Step 1", "completed"), ("Step 2", "completed"), ("Step 3: switch traffic", "pending")],
+        "complete",
+        id="en-then-pause-for-a-check",
+    ),
+    pytest.param(
+        ["Draft the schema first and wait for my sign-off before writing any migrations."],
+        "The draft is in `docs/schema/orders_v2.sql` (`orders`, `order_items`, `payments`). "
+        "No migrations written; waiting for your sign-off.",
+        [("Draft schema", "completed"), ("Write migrations", "pending")],
+        "complete",
+        id="en-wait-for-my-sign-off",
+    ),
+    pytest.param(
+        ["Only touch the `auth` module in this PR; the session refactor is a separate ticket."],
+        "`auth/tokens.py`: refresh tokens rotate on use; `pytest tests/auth` 52 passed. "
+        "Session code untouched.",
+        [("Rotate refresh tokens", "completed"), ("Session refactor", "pending")],
+        "complete",
+        id="en-only-touch-separate-ticket",
+    ),
+    pytest.param(
+        ["Split the import into three phases; phase 1 now."],
+        "Phase 1 is done: `users` copied, checksums match, `pytest tests/import` 9 passed.",
+        [("Phase 1: copy users", "completed"), ("Phase 2: copy orders", "pending")],
+        "complete",
+        id="en-phase-1-now",
+    ),
+    pytest.param(
+        ["Fix the flaky upload test. Don't bother running the full suite, CI will do that."],
+        "The flake came from a shared temp dir; `test_upload.py` uses `tmp_path` now. "
+        "`pytest tests/test_upload.py --count 50`: 50 passed.",
+        [("Fix temp dir", "completed"), ("Full suite", "pending")],
+        "complete",
+        id="en-dont-bother-ci-will",
+    ),
+    pytest.param(
+        ["Clean old build artifacts. Ask me before deleting anything newer than 30 days."],
+        "Deleted 1,240 artifacts older than 30 days from `s3://acme-builds`. Nothing newer "
+        "was touched.",
+        [("Delete old artifacts", "completed")],
+        "complete",
+        id="en-condition-not-triggered",
+    ),
+    pytest.param(
+        ["Clean up stale branches. If any has unmerged commits, ask me before deleting it."],
+        "Deleted 12 merged branches. `exp/pricing` and `exp/search` still have unmerged "
+        "commits — should I delete them too?",
+        [("Delete merged branches", "completed"), ("exp/pricing, exp/search", "pending")],
+        "needs-user",
+        id="en-condition-triggered-and-asked",
+    ),
+    pytest.param(
+        ["我们先把 iOS 的修了，安卓我自己晚点看。"],
+        "iOS 的崩溃是 `ImageCache` 在后台线程改了 UI，已改成主线程回调，真机复现 20 次不再崩。"
+        "安卓那边没动，留给你。",
+        [("修 iOS 崩溃", "completed"), ("安卓排查", "pending")],
+        "complete",
+        id="zh-user-looks-at-android-later",
+    ),
+]
+
+
+@pytest.mark.parametrize(("request_text", "answer", "todos", "expected"), SCOPE_KINDS_4)
+def test_scope_kinds_round_four(
+    request_text: list[str], answer: str, todos: list[tuple[str, str]], expected: str
+) -> None:
+    material = Material.from_json(
+        {
+            "request": request_text,
+            "todos": [{"content": c, "status": s} for c, s in todos],
+            "final_answer": answer,
+        }
+    )
+    hit = explain(number(material))
+    assert hit.assessment == expected, hit
