@@ -1,11 +1,13 @@
 """Classify Claude Code transcript records (hosts.md (Claude Code)) — shared by the reader and the
 Stop hook's fast path, so both decide "what opens a turn" the same way.
 
-Plain functions on ``dict`` records; imports nothing (not even ``typing``) so that
-:mod:`jev.hosts.fastpath` stays cheap.
+Plain functions on ``dict`` records; imports only ``re`` (which ``json`` has already
+loaded), not even ``typing``, so that :mod:`jev.hosts.fastpath` stays cheap.
 """
 
 from __future__ import annotations
+
+import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -167,8 +169,6 @@ def question_answers(block: dict[str, Any], result: dict[str, Any]) -> list[str]
     text = _result_text(block.get("content"))
     if "answered" not in text[:80]:
         return []
-    import re
-
     for _question, answer in re.findall(_ANSWER_PAIR, text):
         answer = answer.replace('\\"', '"').strip()
         if answer:

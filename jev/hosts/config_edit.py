@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from jev import safejson
 from jev.errors import UsageError
 from jev.files import write_atomic
+from jev.settings import jev_home
 
 if TYPE_CHECKING:
     from jev.hosts.base import ConfigSetting
@@ -131,6 +132,7 @@ def toml_set(path: Path, text: str, keys: tuple[str, ...], value: Any) -> tuple[
         UsageError: invalid TOML, a key on the way that is not a table, or an edit
             that would change anything else (then nothing is written).
     """
+    # lazy: tomlkit (~50 ms) only for TOML settings files, not for the JSON hook files
     import tomlkit
 
     before = _load(text, path)
@@ -181,6 +183,7 @@ def toml_unset(path: Path, text: str, keys: tuple[str, ...], value: Any) -> str 
     Raises:
         UsageError: invalid TOML, or an edit that would change anything else.
     """
+    # lazy: tomlkit (~50 ms) only for TOML settings files, not for the JSON hook files
     import tomlkit
 
     before = _load(text, path)
@@ -220,8 +223,6 @@ class Ledger:
 
     def __init__(self, path: Path | None = None) -> None:
         if path is None:
-            from jev.settings import jev_home
-
             path = jev_home() / "installed.json"
         self.path = path
 

@@ -19,14 +19,31 @@ exits 0 when there is none, 2 otherwise (:mod:`jev.cli.doctor_cmd`).
 
 from __future__ import annotations
 
+import importlib
+import json
 import os
 import shlex
+import shutil
 import sys
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jev.errors import JevError
+from jev.errors import JevError, UsageError
+from jev.hosts.install import (
+    config_path,
+    handler_command,
+    installable_hosts,
+    jev_handlers,
+    project_root,
+    todo_settings,
+)
+from jev.hosts.registry import adapter
+from jev.judges import _registry
+from jev.settings import active_profile, load_settings
+from jev.store import Store, default_store_path
+from jev.store.url import configured_store_url
 
 __all__ = ["HostReport", "Report", "diagnose"]
 
@@ -95,8 +112,6 @@ class Report:
 
 
 def _command_exe(handler: dict[str, Any]) -> str:
-    from jev.hosts.install import handler_command
-
     command = handler_command(handler)
     if not command:
         return ""
@@ -115,16 +130,10 @@ def _exe_exists(exe: str) -> bool:
     path = Path(exe)
     if path.is_absolute() or os.sep in exe:
         return path.is_file() and os.access(path, os.X_OK)
-    import shutil
-
     return shutil.which(exe) is not None
 
 
 def _handlers(path: Path, name: str) -> list[dict[str, Any]]:
-    import json
-
-    from jev.hosts.install import jev_handlers
-
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -141,14 +150,7 @@ def _setting_on(path: Path, keys: tuple[str, ...], value: object) -> bool:
         return False
     node: Any
     try:
-        if path.suffix == ".toml":
-            import tomllib
-
-            node = tomllib.loads(text)
-        else:
-            import json
-
-            node = json.loads(text)
+        node = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
     except ValueError:
         return False
     for key in keys:
@@ -159,9 +161,6 @@ def _setting_on(path: Path, keys: tuple[str, ...], value: object) -> bool:
 
 
 def _host_report(host: str, found: bool, last: dict[str, Any] | None) -> HostReport:
-    from jev.hosts.install import config_path, project_root, todo_settings
-    from jev.hosts.registry import adapter
-
     installer = adapter(host).installer
     report = HostReport(host=host, found=found, last_audit=last)
     if installer is None:
@@ -217,12 +216,8 @@ def _judge_report(settings: Any) -> dict[str, Any]:
 
 def _default_key_env(provider: str) -> str:
     try:
-        from jev.judges import _registry
-
         target = _registry.get(provider)
         if isinstance(target, str):
-            import importlib
-
             module, _, attr = target.partition(":")
             obj: Any = importlib.import_module(module)
             for part in attr.split(".")[:-1] or [attr]:
@@ -234,9 +229,6 @@ def _default_key_env(provider: str) -> str:
 
 
 def _store_report() -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    from jev.store import Store, default_store_path
-    from jev.store.url import configured_store_url
-
     path = default_store_path()
     info: dict[str, Any] = {"path": str(path), "exists": path.exists(), "ok": True, "error": ""}
     try:
@@ -269,13 +261,8 @@ def diagnose(host: str | None = None) -> Report:
         jev.errors.UsageError: ``host`` has no installer.
         jev.errors.SettingsError: the active profile file is invalid.
     """
-    from jev.hosts.install import installable_hosts
-    from jev.settings import active_profile, load_settings
-
     installable = installable_hosts()
     if host is not None and host not in installable:
-        from jev.errors import UsageError
-
         raise UsageError(
             f"jev doctor knows the hosts with an installer: {', '.join(installable)}; got {host!r}"
         )
@@ -323,7 +310,5 @@ def diagnose(host: str | None = None) -> Report:
 
 
 def _present(host: str) -> bool:
-    from jev.hosts.registry import adapter
-
     installer = adapter(host).installer
     return installer is not None and installer.present()

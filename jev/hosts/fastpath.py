@@ -49,6 +49,7 @@ def quick_skip(host: str, stdin_text: str, profile: str | None) -> bool:
         True: print nothing, exit 0. False: run the full hook. Never raises.
     """
     try:
+        # lazy: inside the never-raise guard: a failed import means run the full hook
         from jev.hosts.registry import adapter
 
         host_adapter = adapter(host)

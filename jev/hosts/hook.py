@@ -32,6 +32,7 @@ import json
 import os
 import sys
 import time
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -43,6 +44,8 @@ from jev.hosts.base import HookAnswer, HookInput, HookInputError, load_object
 from jev.hosts.registry import adapter as host_adapter
 from jev.hosts.turns import scrubbed
 from jev.paths import jev_home_str
+from jev.settings import load_settings
+from jev.texts import system_prompt_section
 
 if TYPE_CHECKING:
     from jev.auditor import Auditor, Decision
@@ -197,6 +200,7 @@ def log_failure(host: str, session: str, exc: BaseException) -> str:
     kind = getattr(exc, "kind", None) or type(exc).__name__
     message = _one_line(str(exc))
     try:
+        # lazy: a stop that audits nothing loads no store (here: only on a failure)
         from jev.store import redact
 
         message = str(redact(message))
@@ -241,6 +245,7 @@ def rebuild_damaged_store(exc: StoreDamaged) -> str:
     current stop is not audited (fail open). Returns the one-line notice for this
     stop — it names both paths the one time the file is moved. Never raises.
     """
+    # lazy: a stop that audits nothing loads no store (here: only for a damaged one)
     from jev.store import Store
     from jev.store.sqlite import quarantine
 
@@ -288,6 +293,7 @@ def answer_for(decision: Decision) -> HookAnswer:
 
 
 def _default_auditor(profile: str | None, host: str) -> Auditor:
+    # lazy: a stop that is not audited never loads the orchestrator (judges, templates)
     from jev.auditor import Auditor
 
     return Auditor(profile=profile, host=host)
@@ -330,8 +336,6 @@ def _stop_inner(
 ) -> tuple[HookAnswer, Decision | None, str]:
     if not hook.is_stop or hook.is_subagent:
         return HookAnswer(), None, "not a root-agent stop"
-    from jev.settings import load_settings
-
     settings: Settings = load_settings(profile)
     if not settings.enabled:
         return HookAnswer(), None, f"profile {settings.profile} is disabled"
@@ -473,8 +477,6 @@ def run_stop_hook(
             notice = rebuild_damaged_store(exc)
         stdout, stderr = adapter.render(HookAnswer(notice=notice), hook)
         if os.environ.get("JEV_DEBUG"):
-            import traceback
-
             logged += traceback.format_exc()
         return HookResult(stdout, stderr + logged, 0, skipped="error")
 
@@ -516,12 +518,9 @@ def run_session_start_hook(stdin_text: str, *, host: str, profile: str | None = 
     del stdin_text  # the context does not depend on the session
     try:
         adapter = host_adapter(host)
-        from jev.settings import load_settings
-
         settings = load_settings(profile)
         if not settings.enabled:
             return HookResult("", skipped=f"profile {settings.profile} is disabled")
-        from jev.texts import system_prompt_section
 
         language = settings.language if settings.language in ("en", "zh") else "en"
         return HookResult(adapter.render_session_start(system_prompt_section(language)))

@@ -79,6 +79,7 @@ def adapter(host: str) -> HostAdapter:
     """
     module = _modules.get(host)
     if module is None:
+        # lazy: the fast path imports this module at every stop; jev.errors only when raising
         from jev.errors import UsageError
 
         raise UsageError(f"unknown host {host!r}; expected one of: {', '.join(_modules)}")
@@ -94,6 +95,7 @@ def adapter_for_hook(name: str) -> tuple[HostAdapter, str]:
     """
     resolved = resolve_hook(name)
     if resolved is None:
+        # lazy: the fast path imports this module at every stop; jev.errors only when raising
         from jev.errors import UsageError
 
         raise UsageError(f"unknown hook {name!r}; expected one of: {', '.join(hook_names())}")

@@ -22,7 +22,9 @@ never pays for the other readers.
 
 from __future__ import annotations
 
+import importlib
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
@@ -317,16 +319,19 @@ def read_turns(path: str | Path, fmt: str = "auto") -> list[Turn]:
     stats = LineStats()
     turns: list[Turn]
     if kind == "turn":
+        # lazy: only the detected format's reader loads (start-up of `jev audit`)
         from jev.hosts.turnfile import read_turn_file
 
         turns = [read_turn_file(path, stats)]
     elif kind == "claude-code":
+        # lazy: only the detected format's reader loads (start-up of `jev audit`)
         from jev.hosts.claude_code import read_turns as read_claude_turns
 
         turns = read_claude_turns(path, stats)
     elif kind in _OTHER_READERS:
         turns = list(_reader(kind).read_turns(path))
     else:
+        # lazy: only the detected format's reader loads (start-up of `jev audit`)
         from jev.hosts.codex import read_turns as read_codex_turns
 
         turns = read_codex_turns(path, stats)
@@ -334,8 +339,6 @@ def read_turns(path: str | Path, fmt: str = "auto") -> list[Turn]:
 
 
 def _reader(kind: str) -> Any:
-    import importlib
-
     return importlib.import_module(_OTHER_READERS[kind])
 
 
@@ -364,22 +367,23 @@ def read_current_turn(
     kind = _resolve(path, fmt)
     stats = LineStats()
     if kind == "turn":
+        # lazy: only the detected format's reader loads (start-up of `jev audit`)
         from jev.hosts.turnfile import read_turn_file
 
         turn = read_turn_file(path, stats)
     elif kind == "claude-code":
+        # lazy: only the detected format's reader loads (start-up of `jev audit`)
         from jev.hosts.claude_code import read_current_turn as read_claude_current
 
         turn = read_claude_current(path, stats)
     elif kind in _OTHER_READERS:
         turn = _reader(kind).read_current_turn(path)
     else:
+        # lazy: only the detected format's reader loads (start-up of `jev audit`)
         from jev.hosts.codex import read_current_turn as read_codex_current
 
         turn = read_codex_current(path, stats)
     turn = scrubbed([turn], stats.surrogates, where_read(kind))[0]
     if last_assistant_message is not None and turn.material is not None:
-        from dataclasses import replace
-
         turn = replace(turn, material=replace(turn.material, final_answer=last_assistant_message))
     return turn

@@ -53,8 +53,7 @@ def turn_from_data(data: Any, source: str = "turn file") -> Turn:
     schema = load_turn_schema()
     errors: list[Any] = []
     if not certainly_valid(schema, data):
-        # Lazy: jsonschema loads only for a file that is not certainly valid, to name
-        # the problem (start-up cost of `jev audit`).
+        # lazy: jsonschema (~50 ms) only for a file not certainly valid (`jev audit` start-up)
         import jsonschema
 
         validator = jsonschema.Draft202012Validator(schema)

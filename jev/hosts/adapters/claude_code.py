@@ -96,6 +96,7 @@ class ClaudeCodeAdapter:
         Raises:
             HookInputError: no ``hook_event_name``.
         """
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
         from jev.hosts.base import HookInput, HookInputError, common_fields, running_tasks
 
         event = data.get("hook_event_name")
@@ -126,6 +127,7 @@ class ClaudeCodeAdapter:
             MaterialMissing: no ``transcript_path``, or it is not a file.
             UsageError: the transcript cannot be read.
         """
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
         from dataclasses import replace
 
         from jev.hosts.adapter_kit import transcript_file
@@ -150,6 +152,7 @@ class ClaudeCodeAdapter:
 
     def reread(self, entry: Mapping[str, Any]) -> Turn | None:
         """The current turn of the session's transcript (``jev retry``)."""
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
         from jev.hosts.transcript import read_current_turn
 
         path = entry.get("transcript_path")
@@ -159,6 +162,7 @@ class ClaudeCodeAdapter:
         """To steer: ``hookSpecificOutput.additionalContext`` when the transcript shows
         Claude Code ≥ 2.1.163, else ``{"decision":"block","reason":…}``;
         ``systemMessage`` for a notice; "" for nothing (hosts.md (Claude Code))."""
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
         from jev.hosts.base import cap, json_line
 
         out: dict[str, Any] = {}
@@ -185,6 +189,7 @@ class ClaudeCodeAdapter:
         """``SessionStart`` output adding ``context`` to the conversation, or "" for
         nothing: ``{"hookSpecificOutput":{"hookEventName":"SessionStart",
         "additionalContext":…}}`` (hosts.md (Claude Code))."""
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
         from jev.hosts.base import cap, json_line
 
         if context is None or not context.strip():
@@ -235,6 +240,7 @@ def installed_version() -> str:
     """The version printed by ``claude --version`` ("" when Claude Code is not on PATH
     or does not answer within 10 s). The installer writes exec-form hooks only for a
     version known to read them; an older host would run ``jev`` without arguments."""
+    # lazy: the fast path imports this module at every stop (stdlib only at import)
     import shutil
     import subprocess
 
@@ -263,6 +269,7 @@ class ClaudeCodeInstaller:
     def config_path(self, scope: str, project: Path) -> Path:
         """``$CLAUDE_CONFIG_DIR/settings.json`` or ``~/.claude/settings.json`` (user),
         ``<project>/.claude/settings.json`` (project), ``….local.json`` (local)."""
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
         from pathlib import Path
 
         if scope == "user":
@@ -274,6 +281,7 @@ class ClaudeCodeInstaller:
 
     def present(self) -> bool:
         """``$CLAUDE_CONFIG_DIR`` or ``~/.claude`` exists, or ``claude`` is on PATH."""
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
         import shutil
         from pathlib import Path
 
@@ -285,6 +293,7 @@ class ClaudeCodeInstaller:
         self, event: str, name: str, exe: Path, profile: str | None, timeout_s: int
     ) -> dict[str, Any]:
         """A ``command`` handler running ``jev hook <name>``."""
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
         from jev.hosts.hook_commands import SESSION_START_TIMEOUT_S, STATUS_MESSAGE, hook_command
 
         handler: dict[str, Any] = {"type": "command"}
@@ -307,6 +316,7 @@ class ClaudeCodeInstaller:
         read "directly from the file" and accepts any documented variable (env-vars.md
         "In settings files", settings-reference.md ``env``), and field reports confirm
         it restores the tools (anthropics/claude-code#80015, #87057)."""
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
         from jev.hosts.base import ConfigSetting
 
         return (

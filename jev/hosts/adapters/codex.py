@@ -65,6 +65,7 @@ class CodexAdapter:
         Raises:
             HookInputError: no ``hook_event_name``.
         """
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
         from jev.hosts.base import HookInput, HookInputError, common_fields
 
         event = data.get("hook_event_name")
@@ -93,6 +94,7 @@ class CodexAdapter:
             MaterialMissing: ``transcript_path`` names no file.
             UsageError: the rollout cannot be read.
         """
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
         from dataclasses import replace
         from pathlib import Path
 
@@ -117,6 +119,7 @@ class CodexAdapter:
 
     def reread(self, entry: Mapping[str, Any]) -> Turn | None:
         """The current turn of the session's rollout (``jev retry``)."""
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
         from jev.hosts.transcript import read_current_turn
 
         path = entry.get("transcript_path")
@@ -125,6 +128,7 @@ class CodexAdapter:
     def render(self, answer: HookAnswer, hook: HookInput | None = None) -> tuple[str, str]:
         """``{"decision":"block","reason":…}`` to steer, ``systemMessage`` for a notice,
         ``{"continue": true}`` for nothing."""
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
         from jev.hosts.base import cap, json_line
 
         out: dict[str, Any] = {}
@@ -155,6 +159,7 @@ class CodexInstaller:
     def config_path(self, scope: str, project: Path) -> Path:
         """``$CODEX_HOME/hooks.json`` or ``~/.codex/hooks.json`` (user),
         ``<project>/.codex/hooks.json`` (project)."""
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
         from pathlib import Path
 
         if scope == "user":
@@ -165,6 +170,7 @@ class CodexInstaller:
 
     def present(self) -> bool:
         """``$CODEX_HOME`` or ``~/.codex`` exists, or ``codex`` is on PATH."""
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
         import shutil
         from pathlib import Path
 
@@ -176,6 +182,7 @@ class CodexInstaller:
         self, event: str, name: str, exe: Path, profile: str | None, timeout_s: int
     ) -> dict[str, Any]:
         """A ``command`` handler running ``jev hook <name>``."""
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
         from jev.hosts.hook_commands import hook_command
 
         return {
@@ -189,6 +196,7 @@ class CodexInstaller:
 
         ``update_plan`` is registered only with it since 0.152.0 (openai/codex#41744;
         hosts.md (Codex CLI)); config layers sit next to ``hooks.json`` (§3.3)."""
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
         from jev.hosts.base import ConfigSetting
 
         folder = self.config_path(scope, project).parent
@@ -230,6 +238,7 @@ _END_EVENTS = frozenset({"task_complete", "turn_complete", "turn_aborted"})
 def _ends_in_tool(path: str) -> bool:
     """True when the rollout's newest turn item is a tool call or output (the last
     64 KiB read; a final agent message or a turn-end event says False)."""
+    # lazy: the fast path imports this module at every stop (stdlib only at import)
     import json
 
     try:
