@@ -86,6 +86,7 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
     Command modules import what they use at their top, so building the parser for
     one command costs that command's imports only (``jev --help`` imports them all).
     """
+    # lazy: `jev hook` (the fast path) imports this package; argparse etc. only for commands
     import argparse
 
     from jev import __version__
@@ -135,6 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:  # the one place internal errors become exit 1
+        # lazy: `jev hook` (the fast path) imports this package; argparse etc. only for commands
         from jev.errors import JevError, SettingsError, UsageError
 
         if isinstance(exc, UsageError | SettingsError):

@@ -8,9 +8,12 @@ is used and said to be used. Exit codes: see :mod:`jev.cli`.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sys
+import tempfile
+import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +21,7 @@ from jev.auditor import Auditor
 from jev.cli import EXIT_INCOMPLETE, EXIT_NEEDS_USER, EXIT_OK, EXIT_PROBLEM
 from jev.errors import JevError, MaterialMissing, UsageError
 from jev.hosts.transcript import detect_format, read_turns, skip_running
-from jev.settings import load_settings, validate_settings
+from jev.settings import load_settings, require_profile, validate_settings
 from jev.store import Store
 from jev.terminal import json_visible, visible
 
@@ -105,8 +108,6 @@ def register(sub: Any) -> None:
 
 def _effective_settings(args: argparse.Namespace) -> tuple[Settings, bool]:
     """Profile settings with command-line overrides; also whether a judge was chosen."""
-    from jev.settings import require_profile
-
     settings = load_settings(require_profile(args.profile))
     judge = settings.judge
     overrides: dict[str, Any] = {}
@@ -268,8 +269,6 @@ def run(args: argparse.Namespace) -> int:
     """
     if args.path != "-":
         return _run(args)
-    import tempfile
-
     data = sys.stdin.buffer.read()
     with tempfile.TemporaryDirectory(prefix="jev-stdin-") as folder:
         path = os.path.join(folder, "stdin" + _stdin_suffix(data))
@@ -386,9 +385,6 @@ _RUN_SESSION: dict[str, str] = {}
 
 def _run_session(path: str) -> str:
     """The session id of this ``jev audit`` run for ``path`` (stable within the run)."""
-    import hashlib
-    import time
-
     if path not in _RUN_SESSION:
         digest = hashlib.sha256(os.path.abspath(path).encode()).hexdigest()[:8]
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())

@@ -17,6 +17,8 @@ import json
 import sys
 from typing import Any
 
+from jev.hosts.doctor import diagnose
+
 __all__ = ["register", "run"]
 
 
@@ -40,8 +42,6 @@ def _yes(flag: object) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``jev doctor``; return 0 (all in place) or 2 (problems listed)."""
-    from jev.hosts.doctor import diagnose
-
     report = diagnose(args.host)
     problems = report.all_problems
     out = sys.stdout

@@ -17,10 +17,25 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jev.benchmark import (
+    BUILTIN_SETS,
+    builtin_cases,
+    compare_table,
+    corpus_version,
+    load_result,
+    result_json,
+    sets_table,
+)
 from jev.cli import EXIT_INCOMPLETE, EXIT_OK
+from jev.errors import SettingsError, UsageError
+from jev.eval_report import format_table, render_html
+from jev.evaluate import evaluate, load_cases, load_prices
+from jev.judges import create_judge
+from jev.settings import load_settings, validate_settings
 
 if TYPE_CHECKING:
     from jev.domain import Settings
@@ -59,11 +74,6 @@ def judge_settings_from_args(args: argparse.Namespace) -> Settings:
         UsageError: an option value is out of range.
         SettingsError: the profile cannot be read.
     """
-    from dataclasses import replace
-
-    from jev.errors import SettingsError, UsageError
-    from jev.settings import load_settings, validate_settings
-
     settings = load_settings(args.profile)
     overrides: dict[str, Any] = {}
     for attr, key in (
@@ -138,13 +148,6 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the evaluation; print the table (or JSON); write the HTML page if asked."""
-    from dataclasses import replace
-
-    from jev.errors import UsageError
-    from jev.eval_report import format_table, render_html
-    from jev.evaluate import evaluate, load_cases, load_prices
-    from jev.judges import create_judge
-
     chosen = [bool(args.cases), bool(args.builtin), bool(args.compare)]
     if sum(chosen) != 1:
         raise UsageError("give exactly one of CASES_DIR, --builtin or --compare A.json B.json")
@@ -155,8 +158,6 @@ def run(args: argparse.Namespace) -> int:
     if args.sets and not args.builtin:
         raise UsageError("--set only goes with --builtin")
     if args.builtin:
-        from jev.benchmark import builtin_cases
-
         named = builtin_cases(args.sets or ())
         cases = [case for _, case in named]
         corpus = "builtin"
@@ -192,8 +193,6 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot write {html_path} ({exc.strerror or exc})") from None
     data = report.to_json()
     if args.builtin:
-        from jev.benchmark import BUILTIN_SETS, corpus_version, result_json, sets_table
-
         names = args.sets or [n for n, _ in BUILTIN_SETS]
         data = result_json(report, names, corpus="builtin", version=corpus_version(names))
     if args.json == "-":
@@ -240,8 +239,6 @@ def _tokens_line(fig: dict[str, Any]) -> str:
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
-    from jev.errors import UsageError
-
     if not path.parent.is_dir():
         raise UsageError(f"cannot write {path}: the folder {path.parent} does not exist")
     try:
@@ -251,8 +248,6 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
 
 
 def _compare(paths: list[str]) -> int:
-    from jev.benchmark import compare_table, load_result
-
     results = [load_result(Path(p)) for p in paths]
     print(compare_table(results, paths))
     return EXIT_OK

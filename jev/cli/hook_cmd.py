@@ -25,6 +25,7 @@ __all__ = ["main"]
 
 
 def _usage() -> str:
+    # lazy: the hook's fast path: nothing beyond os/sys before an audit is due
     from jev.hosts.registry import hook_names
 
     names = ",".join(hook_names())
@@ -32,6 +33,7 @@ def _usage() -> str:
 
 
 def _parse(argv: list[str]) -> tuple[str, str | None]:
+    # lazy: the hook's fast path: nothing beyond os/sys before an audit is due
     from jev.hosts.registry import resolve_hook
 
     if not argv or resolve_hook(argv[0]) is None:
@@ -84,6 +86,7 @@ def main(argv: list[str]) -> int:
     try:
         return _run(name, profile)
     except BaseException as exc:  # fail open: a hook ALWAYS exits 0
+        # lazy: the hook's fast path: nothing beyond os/sys before an audit is due
         import contextlib
 
         with contextlib.suppress(BaseException):
@@ -101,18 +104,22 @@ def _run(name: str, profile: str | None) -> int:
         text = _read_stdin()
     except (OSError, ValueError, MemoryError):
         text = ""
+    # lazy: the hook's fast path: nothing beyond os/sys before an audit is due
     from jev.hosts.registry import resolve_hook
 
     host, role = resolve_hook(name) or (name, "stop")
     if role == "stop":
+        # lazy: the hook's fast path: nothing beyond os/sys before an audit is due
         from jev.hosts.fastpath import quick_skip
 
         if quick_skip(host, text, profile):
             return 0  # certainly nothing to do (see jev.hosts.fastpath)
+        # lazy: the hook's fast path: nothing beyond os/sys before an audit is due
         from jev.hosts.hook import run_stop_hook
 
         result = run_stop_hook(host, text, profile=profile)
     else:
+        # lazy: the hook's fast path: nothing beyond os/sys before an audit is due
         from jev.hosts.hook import run_session_start_hook
 
         result = run_session_start_hook(text, profile=profile, host=host)
@@ -120,6 +127,7 @@ def _run(name: str, profile: str | None) -> int:
         try:
             _write_utf8(sys.stdout, result.stdout)
         except Exception as exc:  # the host is gone or the pipe is closed
+            # lazy: the hook's fast path: nothing beyond os/sys before an audit is due
             from dataclasses import replace
 
             from jev.hosts.hook import report_undelivered
@@ -127,6 +135,7 @@ def _run(name: str, profile: str | None) -> int:
             extra = report_undelivered(result, exc)
             result = replace(result, stderr=result.stderr + extra)
     if result.stderr:
+        # lazy: the hook's fast path: nothing beyond os/sys before an audit is due
         import contextlib
 
         with contextlib.suppress(Exception):  # nowhere left to say it

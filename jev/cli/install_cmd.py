@@ -21,6 +21,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jev.hosts.install import apply_plan, ignore_local_settings, installable_hosts
+from jev.hosts.install_all import plan_install_all, plan_uninstall_all
+from jev.hosts.registry import adapter
+from jev.settings import active_profile, load_settings, require_profile, set_value
+
 if TYPE_CHECKING:
     from jev.hosts.base import Installer
 
@@ -31,8 +36,6 @@ def register(subparsers: Any) -> None:
     """Add the ``install`` and ``uninstall`` subcommands (once, whichever name asks)."""
     if "install" in subparsers.choices:
         return
-    from jev.hosts.install import installable_hosts
-
     hosts = installable_hosts()
     scopes = {h: _installer_of(h).scopes for h in hosts}
     for verb in ("install", "uninstall"):
@@ -84,8 +87,6 @@ def register(subparsers: Any) -> None:
 
 
 def _installer_of(host: str) -> Installer:
-    from jev.hosts.registry import adapter
-
     found = adapter(host).installer
     assert found is not None  # installable_hosts() only lists hosts with one
     return found
@@ -104,13 +105,8 @@ def _creates_local(args: argparse.Namespace, plan: Any) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``install`` or ``uninstall``; return the exit code (0 on success)."""
-    from jev.hosts.install import apply_plan, ignore_local_settings
-    from jev.hosts.install_all import plan_install_all, plan_uninstall_all
-
     out = sys.stdout
     if args.command == "install":
-        from jev.settings import active_profile, require_profile
-
         profile = require_profile(args.profile) if args.profile else None
         plans = plan_install_all(
             args.host,
@@ -152,20 +148,15 @@ def run(args: argparse.Namespace) -> int:
     if _creates_local(args, plans[0]):
         out.write(ignore_local_settings(plans[0].path.parent.parent) + "\n")
     if args.command == "install" and args.enable:
-        from jev.settings import set_value
-
         settings = set_value(profile, "enabled", "true")
         out.write(f"profile {settings.profile}: enabled = true\n")
-    elif args.command == "install":
-        from jev.settings import active_profile, load_settings
-
-        if not load_settings(profile).enabled:
-            name = active_profile(profile)
-            out.write(
-                f"note: profile {name} is disabled, so the hook audits nothing yet; "
-                f"run `jev enable{'' if profile is None else ' --profile ' + name}` "
-                "(or install with --enable).\n"
-            )
+    elif args.command == "install" and not load_settings(profile).enabled:
+        name = active_profile(profile)
+        out.write(
+            f"note: profile {name} is disabled, so the hook audits nothing yet; "
+            f"run `jev enable{'' if profile is None else ' --profile ' + name}` "
+            "(or install with --enable).\n"
+        )
     if args.command == "install":
         if args.no_todo_tools:
             out.write(

@@ -18,6 +18,11 @@ import os
 import sys
 from collections.abc import Mapping
 
+from jev.cli import EXIT_OK, EXIT_USAGE
+from jev.errors import SettingsError, UsageError
+from jev.settings import load_settings
+from jev.texts import system_prompt_section
+
 __all__ = ["locale_language", "register", "run"]
 
 
@@ -55,10 +60,6 @@ def locale_language(environ: Mapping[str, str] | None = None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Print the section; return 0, or 2 when the profile name or file is refused."""
-    from jev.cli import EXIT_OK, EXIT_USAGE
-    from jev.errors import SettingsError, UsageError
-    from jev.settings import load_settings
-
     try:
         # Like the hooks, a profile without a file is the shipped defaults (disabled):
         # the section is empty, never an error in a generated system prompt.
@@ -71,8 +72,6 @@ def run(args: argparse.Namespace) -> int:
     language = args.language or settings.language
     if language == "auto":
         language = locale_language()
-
-    from jev.texts import system_prompt_section
 
     sys.stdout.write(system_prompt_section(language) + "\n")
     return EXIT_OK

@@ -18,8 +18,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jev.errors import UsageError
+from jev.store import Store, TurnKey
 from jev.terminal import visible
 
 if TYPE_CHECKING:
@@ -69,8 +72,6 @@ def _positive_int(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Run one ``records`` action; return the exit code (0, or raise for 1/2)."""
-    from jev.store import Store
-
     with Store() as store:
         action = args.records_action
         if action == "list":
@@ -233,9 +234,6 @@ def _indent(text: str, prefix: str) -> list[str]:
 
 
 def _show(store: Any, target: str, session: str | None = None) -> int:
-    from jev.errors import UsageError
-    from jev.store import TurnKey
-
     key: TurnKey | None = None
     if target.isdigit():
         record = store.get_record(int(target))
@@ -265,10 +263,6 @@ def _export(store: Any, args: argparse.Namespace) -> int:
     if args.out == "-":
         store.export_jsonl(sys.stdout, session=args.session)
         return 0
-    from pathlib import Path
-
-    from jev.errors import UsageError
-
     try:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -26,6 +26,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jev.cli import EXIT_CHANGED, EXIT_INCOMPLETE, EXIT_OK
+from jev.cli.eval_cmd import add_judge_options, judge_settings_from_args
+from jev.errors import UsageError
+from jev.hosts.transcript import detect_format
+from jev.judges import create_judge
+from jev.live import live_replay
+from jev.metrics import INCOMPLETE
+from jev.records import parse_iso_utc
+from jev.replay import count_entries, iter_source, iter_store, replay
+from jev.store import Store
 from jev.terminal import json_visible, visible
 
 if TYPE_CHECKING:
@@ -47,9 +56,6 @@ def parse_since(text: str, now: float | None = None) -> float:
     Raises:
         UsageError: neither form.
     """
-    from jev.errors import UsageError
-    from jev.records import parse_iso_utc
-
     match = _RELATIVE.match(text)
     if match:
         return (time.time() if now is None else now) - float(match[1]) * _UNIT_S[match[2]]
@@ -64,8 +70,6 @@ def parse_since(text: str, now: float | None = None) -> float:
 
 def register(sub: Any) -> None:
     """Add the ``replay`` subcommand to the ``jev`` parser."""
-    from jev.cli.eval_cmd import add_judge_options
-
     p: argparse.ArgumentParser = sub.add_parser(
         "replay",
         help="replay stored records as regression tests (offline) or re-ask a judge (--live)",
@@ -105,8 +109,6 @@ def register(sub: Any) -> None:
 
 
 def _entries(args: argparse.Namespace, store: Store | None) -> Iterator[Entry]:
-    from jev.replay import iter_source, iter_store
-
     if store is not None:
         since = parse_since(args.since) if args.since else None
         return iter_store(store, session=args.session, since=since)
@@ -114,8 +116,6 @@ def _entries(args: argparse.Namespace, store: Store | None) -> Iterator[Entry]:
 
 
 def _check_args(args: argparse.Namespace) -> None:
-    from jev.errors import UsageError
-
     if args.store and args.sources:
         raise UsageError("give SOURCE files/folders or --store, not both")
     if not args.store and not args.sources:
@@ -143,8 +143,6 @@ def _check_export(path: Path) -> None:
     Raises:
         UsageError: anything else, saying what the file looks like instead.
     """
-    from jev.errors import UsageError
-
     try:
         with path.open("rb") as handle:
             first = next((raw for raw in handle if raw.strip()), b"")
@@ -162,8 +160,6 @@ def _check_export(path: Path) -> None:
     if isinstance(data, list):
         what = "a JSON array"
     elif isinstance(data, dict):
-        from jev.hosts.transcript import detect_format
-
         kind: str = ""
         with contextlib.suppress(UsageError):
             kind = detect_format(path)
@@ -210,8 +206,6 @@ def run(args: argparse.Namespace) -> int:
     _check_args(args)
     store: Store | None = None
     if args.store:
-        from jev.store import Store
-
         store = Store()
     try:
         if args.live:
@@ -223,8 +217,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_offline(args: argparse.Namespace, store: Store | None) -> int:
-    from jev.replay import replay
-
     show = args.progress or (sys.stderr.isatty() and not args.json)
     bar = _Progress(None, "jev replay") if show else None
     count = [0]
@@ -250,12 +242,6 @@ def _run_offline(args: argparse.Namespace, store: Store | None) -> int:
 
 
 def _run_live(args: argparse.Namespace, store: Store | None) -> int:
-    from jev.cli.eval_cmd import judge_settings_from_args
-    from jev.judges import create_judge
-    from jev.live import live_replay
-    from jev.metrics import INCOMPLETE
-    from jev.replay import count_entries
-
     settings = judge_settings_from_args(args)
     show = args.progress or sys.stderr.isatty()
     bar = None

@@ -9,6 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from jev.cli.replay_cmd import parse_since
+from jev.report import Report, load_prices
+from jev.store import Store
+
 __all__ = ["register", "run"]
 
 
@@ -35,10 +39,6 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the report; return 0 (errors raise: usage 2, store 1)."""
-    from jev.cli.replay_cmd import parse_since
-    from jev.report import Report, load_prices
-    from jev.store import Store
-
     since = parse_since(args.since)
     prices = load_prices(args.prices) if args.prices else None
     report = Report(by=args.by, prices=prices)

@@ -12,6 +12,10 @@ import json
 import sys
 from typing import Any
 
+from jev import settings as st
+from jev.cli import EXIT_OK, EXIT_USAGE
+from jev.errors import SettingsError, UsageError
+
 __all__ = ["register", "run"]
 
 _PROFILE_HELP = "profile name (default: $JEV_PROFILE, else 'default'); it must exist"
@@ -77,9 +81,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     """Run the subcommand; return 0, or 2 for a refused value / broken profile file."""
-    from jev.cli import EXIT_OK, EXIT_USAGE
-    from jev.errors import SettingsError, UsageError
-
     try:
         command = args.command
         if command == "settings":
@@ -95,8 +96,6 @@ def run(args: argparse.Namespace) -> int:
             _switch(_existing(args), command == "enable")
         elif command == "profiles":
             if getattr(args, "profiles_action", None) == "create":
-                from jev import settings as st
-
                 path = st.create_profile(args.name)
                 print(f"profile {args.name} created: {path}")
             else:
@@ -111,9 +110,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _existing(args: argparse.Namespace) -> str:
     """The profile named on the command line, created first with ``--create``."""
-    from jev import settings as st
-    from jev.errors import UsageError
-
     try:
         return st.require_profile(args.profile)
     except UsageError:
@@ -133,8 +129,6 @@ def _format_value(value: Any) -> str:
 
 
 def _show(profile: str | None, *, as_json: bool) -> None:
-    from jev import settings as st
-
     name = st.require_profile(profile)
     effective = st.load_settings(name)
     if as_json:
@@ -165,9 +159,6 @@ def _flatten_json(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _set(profile: str | None, key: str, raw: str) -> None:
-    from jev import settings as st
-    from jev.errors import SettingsError
-
     name = st.active_profile(profile)
     try:
         new = st.set_value(name, key, raw)
@@ -187,9 +178,6 @@ def _set(profile: str | None, key: str, raw: str) -> None:
 
 def _still_broken(name: str) -> None:
     """After a save, say if another key of the file is still refused (with its hint)."""
-    from jev import settings as st
-    from jev.errors import SettingsError
-
     try:
         st.load_settings(name)
     except SettingsError as exc:
@@ -197,8 +185,6 @@ def _still_broken(name: str) -> None:
 
 
 def _switch(profile: str | None, enabled: bool) -> None:
-    from jev import settings as st
-
     name = st.active_profile(profile)
     st.save_settings(name, {"enabled": enabled})
     state = "enabled" if enabled else "disabled"
@@ -207,8 +193,6 @@ def _switch(profile: str | None, enabled: bool) -> None:
 
 
 def _profiles() -> None:
-    from jev import settings as st
-
     for row in st.list_profiles():
         mark = "*" if row.active else " "
         state = "broken" if row.error else ("enabled" if row.enabled else "disabled")

@@ -28,6 +28,14 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from jev.auditor import Auditor
+from jev.cli import EXIT_INCOMPLETE, EXIT_NEEDS_USER, EXIT_OK, EXIT_PROBLEM
+from jev.domain import Material
+from jev.errors import UsageError
+from jev.hosts.hook import SessionIndex
+from jev.hosts.registry import adapter, host_names
+from jev.loop import LoopState, end_reason
+from jev.store import Store, TurnKey
 from jev.terminal import visible
 
 if TYPE_CHECKING:
@@ -62,9 +70,6 @@ def register(subparsers: Any) -> None:
 
 
 def _session(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
-    from jev.errors import UsageError
-    from jev.hosts.hook import SessionIndex
-
     index = SessionIndex()
     try:
         if args.session:
@@ -88,9 +93,6 @@ def _session(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
 
 def _current(session: str, entry: dict[str, Any]) -> tuple[str, Material | None, int | None, str]:
     """``(turn key, material or None, turn number, reason when None)``."""
-    from jev.domain import Material
-    from jev.hosts.registry import adapter, host_names
-
     host = str(entry.get("host") or "")
     turn = adapter(host).reread(entry) if host in host_names() else None
     if turn is not None:
@@ -106,9 +108,6 @@ def _current(session: str, entry: dict[str, Any]) -> tuple[str, Material | None,
 def _finished_state(host: str, session: str, turn: str) -> str | None:
     """Where the turn's audit ended, or ``None`` when a retry makes sense (the last
     audit was incomplete, or the turn has no audit state yet)."""
-    from jev.loop import LoopState, end_reason
-    from jev.store import Store, TurnKey
-
     with Store() as store:
         row = store.get_turn(TurnKey(host, session, turn))
     if row is None or not row.state:
@@ -120,8 +119,6 @@ def _finished_state(host: str, session: str, turn: str) -> str | None:
 
 
 def _exit_code(decision: Decision) -> int:
-    from jev.cli import EXIT_INCOMPLETE, EXIT_NEEDS_USER, EXIT_OK, EXIT_PROBLEM
-
     if decision.action == "incomplete":
         return EXIT_INCOMPLETE
     verdict = decision.outcome.verdict if decision.outcome is not None else None
@@ -145,8 +142,6 @@ def _print(decision: Decision, session: str, turn: str, as_json: bool) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``retry`` or ``cancel``; return the exit code (module docstring)."""
-    from jev.auditor import Auditor
-
     session, entry = _session(args)
     host = str(entry.get("host") or "api")
     if args.command == "cancel":

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+import webbrowser
 from typing import Any
+
+from jev.ui import UiServer
 
 __all__ = ["register", "run"]
 
@@ -48,8 +51,6 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted; return 0 (or raise UsageError when the port is taken)."""
-    from jev.ui import UiServer
-
     server = UiServer(args.host, args.port)
     try:
         warning = server.warning()
@@ -57,11 +58,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"jev ui: {warning}", file=sys.stderr)
         print(f"Jev UI: {server.url}", flush=True)
         print("Press Ctrl-C to stop.", flush=True)
-        if not args.no_browser:
-            import webbrowser
-
-            if not webbrowser.open(server.url):
-                print("jev ui: no browser could be opened; open the address above.", flush=True)
+        if not args.no_browser and not webbrowser.open(server.url):
+            print("jev ui: no browser could be opened; open the address above.", flush=True)
         try:
             server.serve_forever()
         except KeyboardInterrupt:
