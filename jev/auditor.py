@@ -492,6 +492,7 @@ class Auditor:
         retries cut so the turn stays within :func:`judge_call_cap`."""
         real = self.judge(settings)
         if reused is not None:
+            # lazy: the scripted judge only for a reused verdict (start-up of jev audit)
             from jev.judges.scripted import ScriptedJudge
 
             info = real.info
@@ -526,6 +527,7 @@ class Auditor:
             key, keep, now=self._now, records_days=records_days
         )
         if ids:  # committed: export the audits (a no-op unless an OTLP endpoint is set)
+            # lazy: logging and the exporter only once records are committed (not --no-record)
             from jev.telemetry import export_records
 
             notice = export_records(written)

@@ -30,9 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from jev import __version__
-from jev.domain import ASSESSMENTS, Material
+from jev.domain import ASSESSMENTS, Material, Settings
 from jev.errors import UsageError
 from jev.evaluate import INCOMPLETE, Case, EvalReport, load_cases, percentile
+from jev.judging import prepare
+from jev.resources import data_dir
 
 __all__ = [
     "BUILTIN_SETS",
@@ -73,8 +75,6 @@ def corpus_dir() -> Path:
     Raises:
         UsageError: when the installation has no corpus (reinstall with ``pip install .``).
     """
-    from jev.resources import data_dir
-
     try:
         return data_dir("corpus")
     except FileNotFoundError as exc:
@@ -121,9 +121,6 @@ def estimate_tokens(text: str) -> int:
 
 def _rendered_tokens(material: Material) -> tuple[int, int] | None:
     """(fixed rules tokens, whole input tokens) of the judge input for ``material``."""
-    from jev.domain import Settings
-    from jev.judging import prepare
-
     judge_input = prepare(material, Settings()).judge_input
     return estimate_tokens(judge_input.system), estimate_tokens(
         judge_input.system + judge_input.user

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import time
+import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -230,8 +231,6 @@ def load_prices(path: Path) -> PriceTable:
         UsageError: unreadable file, invalid TOML, or a model without numeric
             non-negative ``input`` and ``output`` prices.
     """
-    import tomllib
-
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:

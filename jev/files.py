@@ -58,6 +58,7 @@ def file_lock(
     deadline = time.monotonic() + timeout_s
     delay = 0.002
     if use_fcntl:
+        # lazy: fcntl is POSIX only
         import fcntl  # POSIX only: imported where the platform has it
 
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)

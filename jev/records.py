@@ -426,7 +426,7 @@ def validate_record_json(data: Any) -> None:
     """
     if certainly_valid(_schema(), data):
         return
-    # Lazy: pydantic costs ~100 ms of start-up; only a record in doubt pays it.
+    # lazy: pydantic costs ~100 ms of start-up; only a record in doubt pays it.
     from pydantic import ValidationError
 
     from jev.record_model import RecordModel

@@ -57,7 +57,7 @@ def _discover() -> None:
         if _discovered:
             return
         _discovered = True
-    # Lazy: scanning installed distributions costs milliseconds; built-ins never need it.
+    # lazy: scanning installed distributions costs milliseconds; built-ins never need it.
     from importlib.metadata import entry_points
 
     found = {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}

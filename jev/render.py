@@ -119,6 +119,7 @@ def prompt_dirs() -> tuple[str, ...]:
 
 @cache
 def _environment(dirs: tuple[str, ...]) -> jinja2.Environment:
+    # lazy: jinja2 only when a template is rendered (jev audit --judge rules renders none)
     import jinja2
 
     env = jinja2.Environment(

@@ -75,7 +75,7 @@ def _schema() -> dict[str, Any]:
 
 @cache
 def _validator() -> Validator:
-    # Lazy: jsonschema loads only for a reply that is not certainly valid (start-up cost).
+    # lazy: jsonschema loads only for a reply that is not certainly valid (start-up cost).
     from jsonschema import Draft202012Validator
 
     validator: Validator = Draft202012Validator(_schema())

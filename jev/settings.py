@@ -48,6 +48,7 @@ from jev.errors import SettingsError, UsageError
 from jev.files import STALE_LOCK_S, file_lock, write_atomic
 from jev.loop import MAX_SUPPLEMENTS_LIMIT
 from jev.paths import jev_home_str, profile_name_ok
+from jev.resources import data_file
 from jev.settings_check import check_document, parse_raw, validate_value
 from jev.settings_keys import BUILTIN_JUDGES, KEYS, KeySpec
 
@@ -299,8 +300,6 @@ def default_values() -> dict[str, Any]:
     Raises:
         SettingsError: the shipped file is broken or incomplete (a broken install).
     """
-    from jev.resources import data_file
-
     try:
         path = data_file("settings", "default.toml")
     except FileNotFoundError as exc:
@@ -529,6 +528,7 @@ def save_settings(profile: str | None, updates: Mapping[str, object]) -> Setting
             f"cannot create the profiles folder {folder}: {exc.strerror or exc}; check "
             "JEV_HOME and permissions."
         ) from None
+    # lazy: tomli_w only when a profile is written; reading settings stays light
     import tomli_w
 
     try:

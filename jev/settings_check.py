@@ -59,7 +59,7 @@ def check_document(
     flat = _plain_flat(document)
     if flat is not None and all(certainly_valid(k, v) for k, v in flat.items()):
         return flat, []
-    # Lazy: pydantic costs ~100 ms of start-up; only a value not certainly valid pays it.
+    # lazy: pydantic costs ~100 ms of start-up; only a value not certainly valid pays it.
     from jev.settings_model import refusals
 
     problems = refusals(document, profile)
@@ -91,7 +91,7 @@ def validate_value(key: str, value: object, *, profile: str | None = None) -> ob
         raise unknown_setting(key)
     if certainly_valid(key, value):
         return value
-    # Lazy: pydantic costs ~100 ms of start-up; only a value not certainly valid pays it.
+    # lazy: pydantic costs ~100 ms of start-up; only a value not certainly valid pays it.
     from jev import settings_model
 
     return settings_model.validate_value(key, value, profile=profile)

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from jev.errors import SettingsError
+from jev.paths import jev_home_str
 
 __all__ = ["TeamConfig", "config_path", "load_team_config"]
 
@@ -67,8 +68,6 @@ class TeamConfig:
 
 def config_path() -> Path:
     """``<jev_home>/config.toml``."""
-    from jev.paths import jev_home_str
-
     return Path(jev_home_str()) / "config.toml"
 
 

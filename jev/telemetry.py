@@ -39,8 +39,9 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from jev import __version__
 from jev.errors import SettingsError
-from jev.records import Record
+from jev.records import Record, parse_iso_utc
 from jev.team import TeamConfig, load_team_config
 
 __all__ = ["EVALUATION_NAME", "export_records", "traces_url"]
@@ -89,6 +90,7 @@ def export_records(records: Sequence[Record], config: TeamConfig | None = None) 
 
 
 def _export(records: Sequence[Record], config: TeamConfig) -> str:
+    # lazy: OpenTelemetry is the optional [otel] extra, loaded only when an endpoint is set
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
@@ -97,8 +99,6 @@ def _export(records: Sequence[Record], config: TeamConfig) -> str:
         SpanExporter,
         SpanExportResult,
     )
-
-    from jev import __version__
 
     quiet = logging.getLogger("opentelemetry")  # our notice replaces their tracebacks
     if not quiet.handlers:
@@ -147,9 +147,8 @@ def _export(records: Sequence[Record], config: TeamConfig) -> str:
 
 
 def _emit(tracer: Any, record: Record, include_material: bool) -> None:
+    # lazy: OpenTelemetry is the optional [otel] extra, loaded only when an endpoint is set
     from opentelemetry.trace import Status, StatusCode
-
-    from jev.records import parse_iso_utc
 
     end_s = parse_iso_utc(record.created_at) if record.created_at else time.time()
     end_ns = int(end_s * 1e9)

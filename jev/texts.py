@@ -57,6 +57,7 @@ def _language(language: str) -> str:
 
 
 def _render(stem: str, language: str, **context: Any) -> str:
+    # lazy: jinja2 (via jev.render) only when a text is rendered; importing texts stays light
     from jev.render import render_template
 
     return render_template(f"{stem}.{_language(language)}.j2", **context).strip("\n")

@@ -270,6 +270,7 @@ def _advance_cursor(cursor: Path) -> int:
 
 def _lock_fd(fd: int) -> None:
     try:
+        # lazy: fcntl is POSIX only
         import fcntl
     except ImportError:  # pragma: no cover - Windows: best effort without a lock
         return

@@ -103,6 +103,7 @@ class PostgresBackend(Backend):
         self._url = url
         self._password = password
         try:
+            # lazy: psycopg is the optional [postgres] extra
             import psycopg
         except ImportError:
             raise StoreError(

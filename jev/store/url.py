@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from jev.errors import StoreError
+from jev.errors import SettingsError, StoreError
 from jev.store.backend import Backend
+from jev.store.sqlite import SqliteBackend
+from jev.team import load_team_config
 
 __all__ = ["configured_store_url", "is_store_url", "open_backend", "sqlite_path"]
 
@@ -33,9 +35,6 @@ def configured_store_url() -> tuple[str, str]:
     Raises:
         StoreError: when ``config.toml`` cannot be read (the message says why).
     """
-    from jev.errors import SettingsError
-    from jev.team import load_team_config
-
     try:
         team = load_team_config()
     except SettingsError as exc:
@@ -80,14 +79,13 @@ def open_backend(
     """
     scheme = url.split(":", 1)[0].lower()
     if scheme == "sqlite":
-        from jev.store.sqlite import SqliteBackend
-
         return SqliteBackend(sqlite_path(url), migrations)
     if scheme not in _PG_SCHEMES or not url[len(scheme) :].startswith("://"):
         raise StoreError(
             f"the store URL {url!r} is not understood; use sqlite:///path/to/file or "
             f"postgresql://user@host:port/database (JEV_STORE_URL or store.url)."
         )
+    # lazy: the PostgreSQL backend (psycopg, optional) only for a postgresql:// URL
     from jev.store.postgres import PostgresBackend, redacted_url
 
     if urlsplit(url).password is not None or re.search(r"[?&]password=", url):

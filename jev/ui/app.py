@@ -19,11 +19,14 @@ from __future__ import annotations
 
 import hmac
 import json
+import traceback
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
+
+from jev.store import Store
 
 __all__ = ["MAX_FORM_BYTES", "Request", "Response", "UiApp"]
 
@@ -100,6 +103,7 @@ class UiApp:
         allowed_hosts: frozenset[str] | None = None,
         store_path: Path | None = None,
     ) -> None:
+        # lazy: jinja2 only when the UI serves (jev --help imports every command module)
         import jinja2
 
         self.token = token
@@ -127,8 +131,6 @@ class UiApp:
             jev.errors.StoreError: the database cannot be opened.
         """
         if self._store is None:
-            from jev.store import Store
-
             self._store = Store(self.store_path)
         return self._store
 
@@ -158,8 +160,6 @@ class UiApp:
         try:
             response = self._dispatch(environ)
         except Exception as exc:  # one page per internal error; the server keeps running
-            import traceback
-
             traceback.print_exc()
             response = self._plain(
                 500,
@@ -265,6 +265,7 @@ def _query_string(params: Mapping[str, Any]) -> str:
 
 
 def _get_routes() -> dict[str, Handler]:
+    # lazy: import cycle: jev.ui imports this module
     from jev.ui import records_view, settings_view
 
     return {
@@ -277,6 +278,7 @@ def _get_routes() -> dict[str, Handler]:
 
 
 def _post_routes() -> dict[str, Handler]:
+    # lazy: import cycle: jev.ui imports this module
     from jev.ui import settings_view
 
     return {

@@ -28,7 +28,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from jev.domain import Material
+from jev.positions import segment
 from jev.records import Record, parse_iso_utc
+from jev.store import TurnKey
 
 if TYPE_CHECKING:
     from jev.ui.app import Request, Response, UiApp
@@ -310,9 +313,6 @@ def material_view(material: Mapping[str, Any] | None, focus_id: str) -> dict[str
     """
     if material is None:
         return None
-    from jev.domain import Material
-    from jev.positions import segment
-
     value = Material.from_json(material)
 
     def pieces(text: str, prefix: str, start: int) -> tuple[list[Piece], int]:
@@ -349,8 +349,6 @@ def material_view(material: Mapping[str, Any] | None, focus_id: str) -> dict[str
 
 def turn_page(app: UiApp, req: Request) -> Response:
     """GET ``/turn?host=H&session=S&turn=T``: every round of one turn."""
-    from jev.store import TurnKey
-
     q = req.query
     key = TurnKey(q.get("host", ""), q.get("session", ""), q.get("turn", ""))
     records: list[Record] = app.store().records_for_turn(key)
@@ -497,6 +495,7 @@ def _fill_days(days: list[str]) -> list[str]:
 
 def overview_page(app: UiApp, req: Request) -> Response:
     """GET ``/overview``: counts and small SVG charts over the filtered records."""
+    # lazy: import cycle: jev.ui imports this module
     from jev.ui import charts
 
     filters = Filters.from_query(req.query)

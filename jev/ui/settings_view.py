@@ -27,7 +27,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jev import settings as st
+from jev.auditor import run_audit
+from jev.domain import Material
 from jev.errors import SettingsError, UsageError
+from jev.judges import create_judge, judge_names
 
 if TYPE_CHECKING:
     from jev.ui.app import Request, Response, UiApp
@@ -139,8 +142,6 @@ def _flat(settings_json: dict[str, Any]) -> dict[str, Any]:
 
 def _provider_choices(current: str) -> tuple[str, ...]:
     try:
-        from jev.judges import judge_names
-
         names = set(judge_names())
     except ImportError:  # pragma: no cover - jev.judges is part of Jev
         names = set()
@@ -405,8 +406,6 @@ def sample_material() -> Any:
     A turn whose Todo list still has one of three requested jobs pending while the
     answer is silent about it: a judge should answer ``omission``.
     """
-    from jev.domain import Material
-
     data = json.loads((_HERE / "sample_turn.json").read_text("utf-8"))
     return Material.from_json(data)
 
@@ -420,9 +419,6 @@ def run_judge_test(name: str) -> JudgeTest:
     Raises:
         SettingsError / UsageError: the profile cannot be loaded.
     """
-    from jev.auditor import run_audit
-    from jev.judges import create_judge
-
     settings = st.load_settings(name)
     label = " ".join(x for x in (settings.judge.provider, settings.judge.model) if x)
     try:
