@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from jev.auditor import Auditor
 from jev.cli import EXIT_INCOMPLETE, EXIT_NEEDS_USER, EXIT_OK, EXIT_PROBLEM
+from jev.domain import notes_sentence
 from jev.errors import JevError, MaterialMissing, UsageError
 from jev.hosts.transcript import detect_format, read_turns, skip_running
 from jev.settings import load_settings, require_profile, validate_settings
@@ -345,8 +346,6 @@ def _run(args: argparse.Namespace) -> int:
     notes = list(dict.fromkeys(n for t in turns for n in t.notes))
     if notes:
         # Said once, before the verdicts: the audit went on with U+FFFD (design.md §11).
-        from jev.domain import notes_sentence
-
         print(visible(f"jev: note: {_shown(args)}: {notes_sentence(notes)}"), file=sys.stderr)
     worst = EXIT_OK
     results: list[dict[str, Any]] = []
