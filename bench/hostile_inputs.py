@@ -84,6 +84,8 @@ AREA_OF: dict[str, str] = {
     "test_codex_plan_arguments_surrogate_is_caught_after_the_reader": "surrogates",
     "test_hook_stdin_surrogates_are_noted_per_field": "surrogates",
     "test_api_material_with_surrogates_is_replaced_and_noted": "surrogates",
+    "test_newer_host_transcript_surrogate_is_caught_after_the_reader": "surrogates",
+    "test_newer_host_hook_notes_the_transcript_surrogates": "surrogates",
 }
 
 #: Test functions that feed good input on purpose (not bad inputs, not counted).
@@ -127,7 +129,8 @@ def _labels() -> dict[str, str]:
         ),
         "reply": "judge reply and material (deep reply, line separators)",
         "surrogates": (
-            "lone surrogates (turn file, transcript, rollout, plan arguments, hook fields, API)"
+            "lone surrogates (turn file, transcripts of every host, rollout, plan arguments, "
+            "hook fields, API)"
         ),
     }
 

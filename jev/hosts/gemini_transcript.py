@@ -49,13 +49,13 @@ text. On a retry that is the newest answer, not the cumulative ``prompt_response
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jev import safejson
 from jev.domain import TodoItem
 from jev.errors import UsageError
 from jev.hosts.readkit import (
@@ -66,7 +66,7 @@ from jev.hosts.readkit import (
     is_jev_supplement,
     marked_item,
 )
-from jev.hosts.turns import Turn, build_turn, last_turn
+from jev.hosts.turns import Turn, build_turn, count_replaced, last_turn, load_counted
 
 __all__ = [
     "CONTINUE_PROMPT",
@@ -120,7 +120,7 @@ def _replay(lines: Iterable[str]) -> Conversation:
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
+            rec = load_counted(line)
         except (ValueError, RecursionError):
             conv.bad_lines += 1
             continue
@@ -170,10 +170,12 @@ def load_conversation(path: str | Path) -> Conversation:
     if head.startswith("{") and "\n" in head.strip():
         # Maybe an indented legacy object spanning many lines.
         try:
-            whole = json.loads(text)
-        except (ValueError, RecursionError):
-            whole = None
+            parsed = safejson.parse(text)
+        except ValueError:
+            parsed = None
+        whole = parsed.value if parsed is not None else None
         if isinstance(whole, dict) and isinstance(whole.get("messages"), list):
+            count_replaced(parsed.replaced if parsed is not None else 0)
             conv = Conversation(legacy=True)
             conv.metadata = {k: v for k, v in whole.items() if k != "messages"}
             conv.messages = [

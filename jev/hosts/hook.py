@@ -42,7 +42,7 @@ from jev.domain import InputNote, merge_notes, notes_sentence
 from jev.errors import JevError, MaterialMissing, StoreDamaged
 from jev.hosts.base import HookAnswer, HookInput, HookInputError, load_object
 from jev.hosts.registry import adapter as host_adapter
-from jev.hosts.turns import scrubbed
+from jev.hosts.turns import counting, scrubbed
 from jev.paths import jev_home_str
 from jev.settings import load_settings
 from jev.texts import system_prompt_section
@@ -347,12 +347,13 @@ def _stop_inner(
         return HookAnswer(), None, gated
     session = _session_of(hook)
     try:
-        turn = adapter.read_turn(hook, index, session)
+        with counting() as read:  # lone surrogates readers without stats replaced
+            turn = adapter.read_turn(hook, index, session)
     except MaterialMissing as exc:
         notice = f"Jev: the completion audit did not run: material missing ({_one_line(str(exc))})."
         return HookAnswer(notice=notice), None, "material missing"
     # A reader that left lone surrogates: U+FFFD, counted (design.md §11).
-    turn = scrubbed([turn], 0, "the transcript")[0]
+    turn = scrubbed([turn], read.surrogates, "the transcript")[0]
     if turn.status == "skipped" or (turn.material is None and not turn.todo_used):
         return HookAnswer(), None, turn.reason or "skipped"
     if turn.status != "ready" or turn.material is None:

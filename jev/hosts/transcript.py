@@ -36,6 +36,7 @@ from jev.hosts.turns import (
     REASON_RUNNING,
     LineStats,
     Turn,
+    counting,
     iter_records,
     iter_records_backward,
     no_turn_error,
@@ -329,7 +330,8 @@ def read_turns(path: str | Path, fmt: str = "auto") -> list[Turn]:
 
         turns = read_claude_turns(path, stats)
     elif kind in _OTHER_READERS:
-        turns = list(_reader(kind).read_turns(path))
+        with counting() as stats:
+            turns = list(_reader(kind).read_turns(path))
     else:
         # lazy: only the detected format's reader loads (start-up of `jev audit`)
         from jev.hosts.codex import read_turns as read_codex_turns
@@ -377,7 +379,8 @@ def read_current_turn(
 
         turn = read_claude_current(path, stats)
     elif kind in _OTHER_READERS:
-        turn = _reader(kind).read_current_turn(path)
+        with counting() as stats:
+            turn = _reader(kind).read_current_turn(path)
     else:
         # lazy: only the detected format's reader loads (start-up of `jev audit`)
         from jev.hosts.codex import read_current_turn as read_codex_current

@@ -10,8 +10,9 @@ it on its fast path.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -30,10 +31,13 @@ __all__ = [
     "Turn",
     "TurnDraft",
     "build_turn",
+    "count_replaced",
+    "counting",
     "iter_records",
     "iter_records_backward",
     "json_lines",
     "last_turn",
+    "load_counted",
     "no_turn_error",
     "noted",
     "scrub_turn",
@@ -376,15 +380,55 @@ def iter_records_backward(
         raise UsageError(f"{path}: cannot be read ({exc.strerror}).") from None
 
 
+#: The :class:`LineStats` of the read in progress in this thread/context, for readers
+#: that take no ``stats`` argument (:func:`json_lines`); set by :func:`counting`.
+_COUNTING: ContextVar[LineStats | None] = ContextVar("jev_line_stats", default=None)
+
+
+@contextmanager
+def counting() -> Iterator[LineStats]:
+    """Collect the counts of :func:`json_lines` reads done inside the block (the
+    dispatcher and the hook wrap readers that take no ``stats`` this way), so lone
+    surrogates those readers replaced are noted too (design.md §11)."""
+    stats = LineStats()
+    token = _COUNTING.set(stats)
+    try:
+        yield stats
+    finally:
+        _COUNTING.reset(token)
+
+
+def count_replaced(count: int) -> None:
+    """Add ``count`` lone surrogates replaced to the :func:`counting` block, if any."""
+    stats = _COUNTING.get()
+    if stats is not None:
+        stats.surrogates += count
+
+
+def load_counted(text: str) -> object:
+    """One JSON text of a transcript: :func:`jev.safejson.parse`, lone surrogates
+    replaced and counted in the :func:`counting` block around the read.
+
+    Raises:
+        jev.safejson.JsonInputError: (a ``ValueError``) the text cannot be used.
+    """
+    parsed = safejson.parse(text)
+    count_replaced(parsed.replaced)
+    return parsed.value
+
+
 def json_lines(path: Path) -> Iterator[tuple[int, dict[str, object]]]:
     """Yield ``(1-based line number, record)`` for each JSON-object line, leniently:
     a leading BOM is stripped, undecodable bytes are replaced, and blank lines, lines
-    that are not JSON and JSON values that are not objects are skipped (their numbers
-    are kept). Used by the readers of the hosts whose files are read whole.
+    that are not JSON (or nested over 200 levels) and JSON values that are not objects
+    are skipped (their numbers are kept). Lone surrogates become U+FFFD
+    (:mod:`jev.safejson`), counted in the :func:`counting` block around the read. Used
+    by the readers of the hosts whose files are read whole.
 
     Raises:
         UsageError: the file cannot be opened or read.
     """
+    stats = _COUNTING.get()
     try:
         with path.open("rb") as handle:
             for number, raw in enumerate(handle, start=1):
@@ -392,10 +436,13 @@ def json_lines(path: Path) -> Iterator[tuple[int, dict[str, object]]]:
                 if not text:
                     continue
                 try:
-                    rec = json.loads(text)
-                except (ValueError, RecursionError):
+                    parsed = safejson.parse(text)
+                except safejson.JsonInputError:
                     continue
+                rec = parsed.value
                 if isinstance(rec, dict):
+                    if stats is not None:
+                        stats.surrogates += parsed.replaced
                     yield number, rec
     except OSError as exc:
         raise UsageError(f"{path}: cannot be read ({exc.strerror}).") from None

@@ -45,7 +45,8 @@ def _audit(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, st
 def _hook(
     name: str, payload: dict[str, Any], capsys: pytest.CaptureFixture[str], raw: str = ""
 ) -> dict[str, Any]:
-    """Run ``jev hook NAME`` on the payload (``raw`` JSON text wins); its stdout JSON."""
+    """Run ``jev hook NAME`` on the payload (``raw`` JSON text wins); its stdout JSON,
+    plus ``"stderr"`` (where some hosts' contracts put the notice)."""
     from jev.settings import save_settings
 
     save_settings(None, {"enabled": True})
@@ -59,6 +60,7 @@ def _hook(
     out, err = capsys.readouterr()
     assert "Traceback" not in err and "internal error" not in out, err
     answer: dict[str, Any] = json.loads(out) if out.strip() else {}
+    answer["stderr"] = err
     return answer
 
 
@@ -247,3 +249,69 @@ def test_api_material_with_surrogates_is_replaced_and_noted(jev_home: Path) -> N
     assert record.material is not None
     assert record.material["request"] == ["Fix the parser \ufffd"]
     assert record.input_notes == ({"kind": "lone-surrogates", "count": 1, "where": "the material"},)
+
+
+# -- the newer hosts' transcripts (readers that parse with plain json) ---------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "needle"),
+    [
+        ("gemini-source-derived-write-todos.jsonl", "Document the flag in README"),
+        ("droid-third-party-format-todowrite.jsonl", "Explain the root cause"),
+        ("copilot-documented-format-sql-todos.jsonl", "Writing a test for the limit"),
+    ],
+)
+def test_newer_host_transcript_surrogate_is_caught_after_the_reader(
+    name: str, needle: str, tmp_path: Path, jev_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (FIXTURES / "hand" / name).read_text("utf-8")
+    path = tmp_path / name
+    path.write_text(text.replace(needle, f"{needle} {SURROGATE}"), "utf-8")
+    count = text.count(needle)  # every one in the file is replaced and counted
+    code, out, err = _audit(path, capsys)
+    assert code in (0, 4, 5), (out, err)  # a verdict: the audit went on
+    assert f"jev: note: {path}: {count} lone surrogates replaced with U+FFFD in the" in err
+    (record,) = _records(tmp_path, capsys)
+    _consistent(record, "the transcript", count)
+    contents = [t["content"] for t in record["material"]["todos"]]
+    assert any(c.endswith(f"{needle} \ufffd") for c in contents), contents
+
+
+@pytest.mark.parametrize(
+    ("name", "fixture", "needle", "payload"),
+    [
+        (
+            "copilot",
+            "copilot-documented-format-sql-todos.jsonl",
+            "Writing a test for the limit",
+            {"sessionId": "6a1f0c2e", "stopReason": "end_turn", "stop_hook_active": False},
+        ),
+        (
+            "droid",
+            "droid-third-party-format-todowrite.jsonl",
+            "Explain the root cause",
+            {"session_id": "d-7f3a", "hook_event_name": "Stop", "stop_hook_active": False},
+        ),
+    ],
+)
+def test_newer_host_hook_notes_the_transcript_surrogates(
+    name: str,
+    fixture: str,
+    needle: str,
+    payload: dict[str, Any],
+    tmp_path: Path,
+    jev_home: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    text = (FIXTURES / "hand" / fixture).read_text("utf-8")
+    path = tmp_path / fixture
+    path.write_text(text.replace(needle, f"{needle} {SURROGATE}"), "utf-8")
+    key = "transcriptPath" if name == "copilot" else "transcript_path"
+    answer = _hook(name, {**payload, key: str(path)}, capsys)
+    count = text.count(needle)
+    said = f"{count} lone surrogates replaced with U+FFFD in the transcript"
+    assert said in json.dumps(answer, ensure_ascii=False), answer
+    (record,) = _records(tmp_path, capsys)
+    _consistent(record, "the transcript", count)
+    assert any(t["content"].endswith(f"{needle} \ufffd") for t in record["material"]["todos"])
