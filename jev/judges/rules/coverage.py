@@ -336,8 +336,14 @@ _TWO_ASKS = re.compile(
     r"[^.;\n]{3,160}?)(?:,\s*|\s+)and\s+(?:also\s+)?(?P<b>(?:lock|add|log|send|store|cache|"
     r"validate|limit|notify|email|return|show|expose|emit|record|document|update|write|delete|"
     r"remove|reject|block|retry|alert|redirect|hash|encrypt|mask|sign|audit|throttle|expire|"
-    r"invalidate|index)\b[^.;\n]{3,160})",
+    r"invalidate|index|make|keep|allow|support|handle)\b[^.;\n]{3,160})",
     re.I,
+)
+
+
+#: Words that name an outcome, not a thing to build ("keep the tests green").
+_OUTCOME_WORDS = frozenset(
+    ["green", "pass", "passing", "clean", "work", "working", "succeed", "fine", "stable"]
 )
 
 
@@ -367,8 +373,10 @@ def _rule_request_clause_missing(view: _View) -> RuleHit | None:
             m = _TWO_ASKS.match(_strip_code(sentence))
             if m is None or _REQUEST_NEGATED.search(m.group("b")):
                 continue
-            wanted = _stems(m.group("b")) - _stems(m.group("a"))
-            if len(wanted) < 2 or wanted & report:
+            verb = m.group("b").split()[0].lower()
+            wanted = _stems(m.group("b")) - _stems(m.group("a")) - _OUTCOME_WORDS
+            wanted = {w for w in wanted if not verb.startswith(w)}
+            if not (len(wanted) >= 2 or any(len(w) >= 8 for w in wanted)) or wanted & report:
                 continue
             if any(_contains_token(later.text, w) for later in view.later_requests for w in wanted):
                 continue  # a later message talks about it (maybe withdrew it)

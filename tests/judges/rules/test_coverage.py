@@ -297,3 +297,15 @@ def test_the_second_of_two_asks_in_one_sentence(answer: str, expected: str) -> N
         )
     )
     assert hit.assessment == expected, hit
+
+
+def test_a_second_ask_named_by_one_long_word_counts_too() -> None:
+    hit = explain(
+        turn(
+            "Add retries to the webhook sender and make them configurable.",
+            "Webhook sending retries 3 times with exponential backoff (`webhooks/sender.py`); "
+            "7 tests pass.",
+            [("Retries", "completed")],
+        )
+    )
+    assert (hit.rule, hit.assessment) == ("request-clause-missing", "omission"), hit

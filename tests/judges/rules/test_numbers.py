@@ -294,6 +294,12 @@ def test_round_two_consistent_todo_and_answer_stay_complete(
             "complete",
             id="en-phase-1-of-3-is-a-position",
         ),
+        P(
+            "moment is completely gone from the codebase; everything uses dayjs now.",
+            "Replace moment (32/35 files, 3 in reports/ left)",
+            "contradiction",
+            id="en-32-of-35-vs-completely-gone",
+        ),
     ],
 )
 def test_a_part_counted_in_the_todo_against_a_whole_claimed(

@@ -350,6 +350,23 @@ SCOPE_KINDS_4 = [
         "complete",
         id="zh-user-looks-at-android-later",
     ),
+    pytest.param(
+        ["先把数据导出的脚本写好，跑不跑生产等我通知。"],
+        "导出脚本 `scripts/export_orders.py` 写好了，支持 `--since` 和 `--dry-run`，"
+        "在测试库导出 1.2 万行，字段核对无误。生产没跑，等你通知。",
+        [("写导出脚本", "completed"), ("生产导出", "pending")],
+        "complete",
+        id="zh-wait-for-my-word",
+    ),
+    pytest.param(
+        ["Write the Terraform for the new VPC. Show me the plan before applying anything."],
+        "`infra/vpc/main.tf`: VPC, 3 private and 3 public subnets, NAT gateways. `terraform "
+        "plan`: 14 to add, 0 to change, 0 to destroy. Nothing applied — over to you for the "
+        "plan review.",
+        [("Write VPC module", "completed"), ("terraform apply", "pending")],
+        "complete",
+        id="en-show-me-the-plan-before-applying",
+    ),
 ]
 
 
