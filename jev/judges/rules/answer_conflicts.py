@@ -4,13 +4,17 @@
 
 from __future__ import annotations
 
+import re
+
 from jev.judges.rules._base import (
     _CODE_SPAN,
     _NEGATION,
     _OFFER,
     _USER_CITED,
     RuleHit,
+    _AnyGate,
     _contains_token,
+    _Gate,
     _hit,
     _object_tokens,
     _quote,
@@ -67,18 +71,29 @@ _LATER_SAME = {
 }
 
 
+def _one_space(text: str) -> str:
+    """Runs of spaces (left where code spans were: "All `v1` endpoints") as one."""
+    return re.sub(r"[ \t]{2,}", " ", text)
+
+
+#: Something said to be removed is still there ("is still served", "仍然可以访问").
+_STILL_PRESENT = _W.gate("still_present")
+
+
 def _rule_all_claimed_some_deferred(view: _View) -> RuleHit | None:
     """``all-claimed-some-deferred``: "all N X were migrated" and "I'll port the rest later"."""
     for name, claim_rx in _ALL_CLAIM.items():
-        if not claim_rx.search(view.answer_plain):
+        if not claim_rx.search(_one_space(view.answer_plain)):
             continue
-        later_rx = _LATER_SAME[name]
+        later_rx: _Gate | _AnyGate = _LATER_SAME[name]
+        if name == "remove":  # "all removed" vs "`/v1/orders` is still served"
+            later_rx = _AnyGate(_LATER_SAME[name], _STILL_PRESENT)
         if not later_rx.search(view.answer_plain):
             continue
         claims = []
         for a in view.answers:
             for sentence in _sentences(a.text):
-                plain = _strip_code(sentence)
+                plain = _one_space(_strip_code(sentence))
                 if claim_rx.search(plain) and not _NEGATION.search(plain):
                     claims.append((a, sentence))
         if not claims:

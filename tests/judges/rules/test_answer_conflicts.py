@@ -130,3 +130,26 @@ def test_round_two_consistent_todo_and_answer_stay_complete(
 ) -> None:
     hit = explain(turn(request_text, answer, todos))
     assert hit.assessment == "complete", hit
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        P(
+            "All `v1` endpoints are removed. `/v1/orders` is still served for the mobile app "
+            "until its next release.",
+            "contradiction",
+            id="en-all-removed-one-still-served",
+        ),
+        P(
+            "All `v1` endpoints are removed; `router.go` registers only `/v2`. 14 tests pass.",
+            "complete",
+            id="en-all-removed",
+        ),
+    ],
+)
+def test_all_removed_against_one_still_there(answer: str, expected: str) -> None:
+    hit = explain(
+        turn("Remove the deprecated `v1` endpoints.", answer, [("Remove v1", "completed")])
+    )
+    assert hit.assessment == expected, hit

@@ -331,6 +331,13 @@ def test_round_two_honest_turns_are_not_flagged_as_such(
             "contradiction",
             id="en-n-left-in-parentheses-vs-passes",
         ),
+        P(
+            "修复所有 TypeScript 类型错误。",
+            "类型错误已全部修复，`tsc --noEmit` 零错误。",
+            [("修复类型错误（还剩 4 个在 legacy/）", "completed")],
+            "contradiction",
+            id="zh-4-left-vs-zero-errors",
+        ),
     ],
 )
 def test_todo_status_against_the_answer_round_three(

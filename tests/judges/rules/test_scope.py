@@ -367,6 +367,30 @@ SCOPE_KINDS_4 = [
         "complete",
         id="en-show-me-the-plan-before-applying",
     ),
+    pytest.param(
+        ["这周只做搜索框的前端，后端接口下周再接。"],
+        "搜索框组件 `SearchBox.vue` 完成：防抖 300ms、键盘上下选择，先用 mock 数据，"
+        "`vitest` 12 个用例通过。后端接口按计划下周接。",
+        [("搜索框组件", "completed"), ("接后端接口", "pending")],
+        "complete",
+        id="zh-backend-next-week",
+    ),
+    pytest.param(
+        ["Write the retention policy draft. Legal will review it before we implement anything."],
+        "Draft is in `docs/policies/retention.md`: 13 months for analytics events, 7 years for "
+        "invoices. Implementation waits for legal's review.",
+        [("Draft policy", "completed"), ("Implement deletion jobs", "pending")],
+        "complete",
+        id="en-third-party-review-first",
+    ),
+    pytest.param(
+        ["Rotate the S3 keys. Don't delete the old ones yet, I want a day of overlap."],
+        "The new key is in Vault at `aws/s3-app`; all three services restarted and read it. "
+        "The old key stays active for the overlap day.",
+        [("Create new key", "completed"), ("Delete old key", "pending")],
+        "complete",
+        id="en-dont-delete-yet",
+    ),
 ]
 
 
