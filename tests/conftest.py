@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,18 +42,43 @@ E2E_FOLDERS = ("hosts_e2e", "install")
 
 def pytest_configure(config: pytest.Config) -> None:
     """Property tests run at full strength unless slow tests are deselected
-    (``-m "not slow"``): see tests/strength.py."""
+    (``-m "not slow"``): see tests/strength.py.
+
+    Child processes (``jev`` commands, hooks) keep their byte code: with
+    ``PYTHONDONTWRITEBYTECODE`` set in the developer's environment, each of the
+    several hundred child interpreters the suite starts would compile every Jev module
+    from source again (~0.1 s each). They write and read it under a temporary
+    ``PYTHONPYCACHEPREFIX`` for this session instead, never next to the sources.
+    """
     from tests import strength
 
     strength.configure(config.getoption("markexpr") or "")
+    if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
+        prefix = tempfile.mkdtemp(prefix="jev-tests-pyc-")
+        os.environ.pop("PYTHONDONTWRITEBYTECODE")
+        os.environ["PYTHONPYCACHEPREFIX"] = prefix
+        config.add_cleanup(lambda: shutil.rmtree(prefix, ignore_errors=True))
+
+
+def _uses_postgresql(item: pytest.Item) -> bool:
+    """Whether a test starts or uses the throwaway PostgreSQL cluster (``pg_cluster``,
+    directly or as the ``postgresql`` backend of :func:`db`)."""
+    if "pg_cluster" in getattr(item, "fixturenames", ()):
+        return True
+    callspec = getattr(item, "callspec", None)
+    return callspec is not None and callspec.params.get("db") == "postgresql"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """``e2e`` for the end-to-end folders; ``e2e`` and ``browser`` tests are also ``slow``.
+    """``e2e`` for the end-to-end folders; ``e2e`` and ``browser`` tests are also ``slow``,
+    and so is every test on the PostgreSQL server (a real server started for the session:
+    initdb and start take seconds; their SQLite twins stay in the fast default).
 
     ``pytest -m "not slow"`` is the fast default while working; CI runs everything.
     """
     for item in items:
+        if _uses_postgresql(item):
+            item.add_marker(pytest.mark.slow)
         try:
             folder = item.path.relative_to(TESTS).parts[0]
         except ValueError:

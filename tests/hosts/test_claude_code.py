@@ -298,6 +298,7 @@ def test_bad_lines_are_skipped(tmp_path: Path) -> None:
     assert read_current_turn(path) == read_current_turn(HAND / "claude-stop-feedback.jsonl")
 
 
+@pytest.mark.slow  # writes and reads a 50 MB transcript line
 def test_huge_single_line(tmp_path: Path) -> None:
     big = "x" * (50 * 1024 * 1024)
     recs = [

@@ -114,6 +114,7 @@ def test_latency_histogram_percentiles_are_within_five_percent() -> None:
         assert got is not None and exact <= got <= exact * 1.05 + 1
 
 
+@pytest.mark.slow  # traces the memory of 33,000 records twice
 def test_report_memory_is_flat_in_the_number_of_records() -> None:
     template = three_round_turn()
 

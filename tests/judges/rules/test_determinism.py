@@ -16,6 +16,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import FIXTURES, REPO
 
 _CHILD = """
@@ -52,6 +54,7 @@ def _child(seed: str, paths: list[str]) -> tuple[int, list[str]]:
     return int(out["hash"]), list(out["replies"])
 
 
+@pytest.mark.slow  # three fresh interpreters judge 105 turns
 def test_same_replies_under_different_hash_seeds() -> None:
     paths = [
         str(p)
