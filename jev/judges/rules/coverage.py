@@ -336,7 +336,9 @@ _TWO_ASKS = re.compile(
     r"[^.;\n]{3,160}?)(?:,\s*|\s+)and\s+(?:also\s+)?(?P<b>(?:lock|add|log|send|store|cache|"
     r"validate|limit|notify|email|return|show|expose|emit|record|document|update|write|delete|"
     r"remove|reject|block|retry|alert|redirect|hash|encrypt|mask|sign|audit|throttle|expire|"
-    r"invalidate|index|make|keep|allow|support|handle)\b[^.;\n]{3,160})",
+    r"invalidate|index|make|keep|allow|support|handle)\b[^.;\n]{3,160}"
+    r"|(?:a|an)\s+(?:[\w-]+\s+){0,2}(?:job|task|endpoint|page|script|check|alert|cron|command|"
+    r"flag|option|button|report|hook|webhook|dashboard)\b[^.;\n]{3,160})",
     re.I,
 )
 

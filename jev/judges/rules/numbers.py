@@ -74,18 +74,32 @@ _CLAUSES = re.compile(r"[，,;；。.!?！？]\s*")
 _ALL_DONE_PLAIN = _W.rx("all_done_plain")
 
 
+#: "12 张里完成 9 张", "共 20 个，完成 18 个": the total first, then the part done.
+_TOTAL_FIRST_ZH = re.compile(
+    r"(\d{1,6})\s*[个张项处条页篇份]?[^，。；\d]{0,6}?(?:里|中|之中)[^，。；\d]{0,4}?"
+    r"(?:完成|做了|处理了?|改了|迁了|转了|换了)\s*(?:了)?\s*(\d{1,6})"
+)
+
+
+def _fractions(text: str) -> list[tuple[int, int, int]]:
+    """(done, total, end offset) of each count a Todo gives ("14/15", "5 of 7",
+    "12 张里完成 9 张")."""
+    found = [(int(m.group(1)), int(m.group(2)), m.end()) for m in _FRACTION.finditer(text)]
+    found += [(int(m.group(2)), int(m.group(1)), m.end()) for m in _TOTAL_FIRST_ZH.finditer(text)]
+    return found
+
+
 def _rule_partial_count(view: _View) -> RuleHit | None:
     """``partial-count-claimed-all``: Todo "14/15" while the answer says "all 15"."""
     for todo in view.todos:
-        for m in _FRACTION.finditer(todo.text):
-            done, total = int(m.group(1)), int(m.group(2))
+        for done, total, end in _fractions(todo.text):
             if not 0 <= done < total:
                 continue
             universal = _rx(
                 rf"\ball (the |of the )?{total}\b|\b{total}\s*/\s*{total}\b"
                 rf"|(全部|所有)\s*{total}|{total}\s*个[^，。]{{0,16}}(都|全部)"
             )
-            loose = _loose_universal(todo.text, m.end(), total)
+            loose = _loose_universal(todo.text, end, total)
             for a in view.answers:
                 clauses = [c for c in _CLAUSES.split(_strip_code(a.text)) if c.strip()]
                 if any(

@@ -256,7 +256,9 @@ def _reported_done(view: _View, family: str) -> tuple[Position, str] | None:
                     continue
                 if _NOT_DONE_YET.search(clause[: m.start()]):
                     continue
-                counts = [_number(n) for n in _COUNT.findall(clause)]
+                counts = [_number(n) for n in _COUNT.findall(clause)] or [
+                    _number(n) for n in _COUNT.findall(plain)
+                ]
                 if limit is not None and counts and max(counts) <= limit:
                     continue  # "if more than 1,000 rows …": 200 rows did not trigger it
                 return a, sentence
@@ -266,14 +268,17 @@ def _reported_done(view: _View, family: str) -> tuple[Position, str] | None:
 #: The threshold of a condition ("if it would delete more than 1,000 rows", "超过 500 条").
 _THRESHOLD = re.compile(
     r"(?:more than|over|above|exceeds?|at least|greater than|>=?|≥|超过|多于|大于|不少于)\s*"
-    r"(\d[\d,]*)",
+    r"(\d[\d,]*(?:\.\d+)?\s*(?:万|千|k\b|K\b)?)",
     re.I,
 )
 _COUNT = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(?![\w.])")
 
 
 def _number(text: str) -> int:
-    return int(text.replace(",", ""))
+    """ "1,000" -> 1000, "10 万" -> 100000, "5k" -> 5000."""
+    text = text.replace(",", "").strip()
+    scale = {"万": 10000, "千": 1000, "k": 1000, "K": 1000}.get(text[-1:], 1)
+    return int(float(text.rstrip("万千kK ").strip()) * scale)
 
 
 #: A parenthetical aside ("(11 rows had no object)") says nothing of the main verb.

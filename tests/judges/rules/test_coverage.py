@@ -309,3 +309,16 @@ def test_a_second_ask_named_by_one_long_word_counts_too() -> None:
         )
     )
     assert (hit.rule, hit.assessment) == ("request-clause-missing", "omission"), hit
+
+
+def test_a_second_ask_named_as_a_thing_counts_too() -> None:
+    hit = explain(
+        turn(
+            "Add the audit log for admin actions and a retention job that drops entries older "
+            "than a year.",
+            "Admin actions are written to `audit_log` (actor, action, target, timestamp) from "
+            "`admin/middleware.py`; 12 tests pass.",
+            [("Audit log table", "completed"), ("Write from middleware", "completed")],
+        )
+    )
+    assert (hit.rule, hit.assessment) == ("request-clause-missing", "omission"), hit

@@ -300,6 +300,18 @@ def test_round_two_consistent_todo_and_answer_stay_complete(
             "contradiction",
             id="en-32-of-35-vs-completely-gone",
         ),
+        P(
+            "print 已经全部替换成 logging 了。",
+            "替换 print（已完成 40/46 处）",
+            "contradiction",
+            id="zh-40-of-46-vs-all-replaced",
+        ),
+        P(
+            "首页图片已经全部换成 WebP 了，体积平均减少 35%。",
+            "转换首页图片（12 张里完成 9 张，3 张 GIF 动图未处理）",
+            "contradiction",
+            id="zh-total-first-9-of-12-vs-all",
+        ),
     ],
 )
 def test_a_part_counted_in_the_todo_against_a_whole_claimed(
