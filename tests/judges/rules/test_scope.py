@@ -429,6 +429,14 @@ SCOPE_KINDS_4 = [
         "omission",
         id="en-schema-change-made-without-telling",
     ),
+    pytest.param(
+        ["Port the signup form to the new design system. The checkout form is out of scope."],
+        "`SignupForm.tsx` uses `@acme/ds` inputs and buttons; `vitest run signup` passes. "
+        "Checkout form untouched, out of scope as agreed.",
+        [("Port SignupForm", "completed"), ("Port CheckoutForm", "pending")],
+        "complete",
+        id="en-other-form-out-of-scope",
+    ),
 ]
 
 
