@@ -64,6 +64,7 @@ BUILTIN_SETS: tuple[tuple[str, str], ...] = (
     ("cases_round2", "development for issue 12"),
     ("issue12", "the issue's public cases, development"),
     ("heldout4", "blind at first, then used for tuning"),
+    ("heldout5", "blind, never used for tuning"),
 )
 _PROBLEMS = frozenset(ASSESSMENTS) - {"complete"}
 

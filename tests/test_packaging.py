@@ -62,6 +62,7 @@ def test_wheel_contains_data_files(wheel: Path) -> None:
     assert "jev/ui/static/jev.css" in names and "jev/ui/sample_turn.json" in names
     # the built-in benchmark's labelled turns (jev eval --builtin)
     assert "jev/corpus/heldout4/README.md" in names
+    assert "jev/corpus/heldout5/README.md" in names
     assert sum(n.startswith("jev/corpus/") and n.endswith(".json") for n in names) > 300
     assert not any(n.startswith("jev/corpus/real/") for n in names)
 

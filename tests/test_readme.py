@@ -72,9 +72,16 @@ def test_exit_code_table_matches_the_cli(monkeypatch: pytest.MonkeyPatch) -> Non
         assert word in table[code], (argv, code, table[code])
 
 
-def test_rules_judge_is_not_worse_on_the_older_blind_set() -> None:
-    """The older blind set (heldout3) is not worse than its recorded first measurement
-    (66 % exact, 97 % flag precision, 76 % problem recall). README's table itself is
+@pytest.mark.parametrize(
+    ("name", "exact", "precision", "recall"),
+    [("heldout3", 0.66, 0.96, 0.76), ("heldout5", 0.74, 0.96, 0.75)],
+)
+def test_rules_judge_is_not_worse_on_a_blind_set(
+    name: str, exact: float, precision: float, recall: float
+) -> None:
+    """A blind set is not worse than its recorded blind measurement (README history):
+    heldout3 66 % exact, 97 % flag precision, 76 % problem recall at its first
+    measurement; heldout5, never used for tuning, 74 % / 96 % / 75 %. README's table itself is
     checked against ``jev eval --builtin`` in tests/eval/test_builtin.py."""
     import json
 
@@ -85,7 +92,7 @@ def test_rules_judge_is_not_worse_on_the_older_blind_set() -> None:
 
     judge, settings = RulesJudge(), Settings()
     flagged = true_flags = problems = right = total = 0
-    for path in sorted((FIXTURES / "heldout3").glob("*.json")):
+    for path in sorted((FIXTURES / name).glob("*.json")):
         case = json.loads(path.read_text(encoding="utf-8"))
         outcome = run_audit(Material.from_json(case), settings, judge)
         assert outcome.verdict is not None, path.name
@@ -96,5 +103,6 @@ def test_rules_judge_is_not_worse_on_the_older_blind_set() -> None:
         if got != "complete":
             flagged += 1
             true_flags += want != "complete"
-    assert right / total >= 0.66
-    assert true_flags / flagged >= 0.96 and true_flags / problems >= 0.76
+    assert right / total >= exact - 1e-9, (name, right, total)
+    assert true_flags / flagged >= precision - 1e-9, (name, true_flags, flagged)
+    assert true_flags / problems >= recall - 1e-9, (name, true_flags, problems)
