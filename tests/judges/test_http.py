@@ -172,7 +172,7 @@ LEAKY_REPLIES = {
     "context": openai_error(f"maximum context length exceeded for {SENTINEL}"),
     "bad-body": Reply(body=f"not json {SENTINEL}"),
     "200-error": Reply(json={"error": {"message": f"boom {SENTINEL}"}}),
-    "timeout": Reply(json=openai_completion("late"), delay_s=1.0),
+    "timeout": Reply(json=openai_completion("late"), delay_s=3.0),
     "drop": Reply(close=True),
     "format": openai_error(f"response_format unsupported {SENTINEL}"),
 }
@@ -194,7 +194,9 @@ def test_sentinel_key_never_leaks_openai(
         model="m",
         base_url=fake_provider.openai_base,
         api_key_env="JEV_SENTINEL_KEY",
-        timeout_s=0.3,
+        # Short only where the reply is late on purpose; generous elsewhere, so a loaded
+        # machine cannot turn another case into a timeout before its request is seen.
+        timeout_s=1.0 if case == "timeout" else 10.0,
     )
     _leak_free(judge)
     result: JudgeAnswer | BaseException
