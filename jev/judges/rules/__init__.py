@@ -104,6 +104,9 @@ rule id                       assessment      fires when
 ``answer-count-mismatch``     contradiction   "All 40 missing keys are translated" while
                                               another line gives fewer for the same noun and
                                               verb ("| keys translated | 36 |")
+``answer-total-mismatch``     contradiction   the answer gives a count of done items and a
+                                              total that disagrees ("Removed 12 flags" …
+                                              "In total 9 flags were deleted")
 ``answer-none-vs-some``       contradiction   "no test was skipped" / "没有跳过任何用例" while
                                               the answer reports a skip marker it added
 ``all-done-with-open-items``  contradiction   the answer says all done while a Todo is open
@@ -186,6 +189,7 @@ from jev.judges.rules.answer_values import (
     _rule_answer_count_mismatch,
     _rule_answer_none_vs_some,
     _rule_answer_setting_mismatch,
+    _rule_answer_total_mismatch,
 )
 from jev.judges.rules.asks import _rule_asks_user
 from jev.judges.rules.claims import (
@@ -259,6 +263,7 @@ RULES: tuple[tuple[str, Callable[[_View], RuleHit | None]], ...] = (
     ("answer-self-conflict", _rule_answer_self_conflict),
     ("answer-setting-mismatch", _rule_answer_setting_mismatch),
     ("answer-count-mismatch", _rule_answer_count_mismatch),
+    ("answer-total-mismatch", _rule_answer_total_mismatch),
     ("answer-none-vs-some", _rule_answer_none_vs_some),
     ("all-done-with-open-items", _rule_all_done_with_open_items),
     ("open-item", _rule_open_item),

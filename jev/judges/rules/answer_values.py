@@ -1,5 +1,6 @@
 """Rule family: values the answer states twice and gives differently —
-``answer-setting-mismatch``, ``answer-count-mismatch`` and ``answer-none-vs-some``
+``answer-setting-mismatch``, ``answer-count-mismatch``, ``answer-total-mismatch`` and
+``answer-none-vs-some``
 (contradiction) (design.md §5, §13).
 
 The answer is its own evidence here: a prose claim and the answer's own snippet, table
@@ -12,6 +13,11 @@ or later sentence disagree.
 ``answer-count-mismatch``
     "All 40 missing keys are translated" while another line of the answer gives a
     smaller count for the same noun and verb ("| keys translated | 36 |").
+``answer-total-mismatch``
+    the answer gives the count of one kind of done item twice, once as the total, and
+    the figures disagree ("Removed 12 unused flags …. In total 9 flags were deleted",
+    "共脱敏了 7 个字段 … 本次处理了 5 个敏感字段"); a total that is the sum of the parts,
+    or repeats one of them, agrees.
 ``answer-none-vs-some``
     "no test was skipped" / "没有跳过任何用例" while the answer reports skipping,
     disabling or ignoring one ("added ``@pytest.mark.skip``").
@@ -177,4 +183,67 @@ def _rule_answer_none_vs_some(view: _View) -> RuleHit | None:
                         f"“{_quote(sentence)}”",
                         0.75,
                     )
+    return None
+
+
+_TOTAL_MARKER = _W.rx("total_marker")
+_COUNT_DONE = _W.rx("count_done")
+_COUNT_NOT_DONE = _W.rx("count_not_done")
+#: "12 unused feature flags" (the plural noun up to two words after the number).
+_EN_COUNT = re.compile(r"(?<![\d.,/])\b(\d{1,5})\s+(?:[a-z-]+\s+){0,2}?([a-z]{3,})s\b")
+#: "7 个字段", "5 个敏感字段" (the noun is the last two characters).
+_ZH_COUNT = re.compile(r"(?<![\d.,/])(\d{1,5})\s*(?:个|处|条|张|项|份|类)\s*([\u4e00-\u9fff]{2,6})")
+_ZH_PARTICLE = re.compile(r"[的了和与及等中里]")
+
+
+def _done_counts(view: _View) -> list[tuple[str, int, bool, Position, str]]:
+    """(noun, count, marked as a total, position, clause) of every count of done items."""
+    found = []
+    for a in view.answers:
+        for sentence in _sentences(_FENCE.sub(" ", a.text)):
+            plain = _strip_code(sentence)
+            if not _COUNT_DONE.search(plain):
+                continue
+            for clause in re.split(r"[;；，,:：]|\band\b|并且|以及", plain):
+                if _NEGATION.search(clause) or _COUNT_NOT_DONE.search(clause):
+                    continue
+                total = bool(_TOTAL_MARKER.search(sentence))
+                counts = [(m.group(2).lower(), int(m.group(1))) for m in _EN_COUNT.finditer(clause)]
+                for m in _ZH_COUNT.finditer(clause):
+                    noun = _ZH_PARTICLE.split(m.group(2))[0]
+                    if len(noun) >= 2:
+                        counts.append((noun[-2:], int(m.group(1))))
+                if len(counts) == 1:  # one count per clause: no "3 files and 2 tests"
+                    found.append((counts[0][0], counts[0][1], total, a, sentence))
+    return found
+
+
+def _rule_answer_total_mismatch(view: _View) -> RuleHit | None:
+    """``answer-total-mismatch``: the answer's total of one kind of done item disagrees
+    with the count it gave before ("Removed 12 … flags" vs "In total 9 flags were
+    deleted") or with another total."""
+    counts = _done_counts(view)
+    for noun, value, total, pos, sentence in counts:
+        if not total:
+            continue
+        same = [c for c in counts if c[0] == noun and c[4] != sentence]
+        if not same:
+            continue
+        others = [c[1] for c in same if not c[2]]
+        totals = {c[1] for c in same if c[2]}
+        if totals and value not in totals:
+            conflict = True
+        elif others:
+            conflict = value != sum(others) and value not in others
+        else:
+            conflict = False
+        if conflict:
+            return _hit(
+                "answer-total-mismatch",
+                "contradiction",
+                pos,
+                f"the answer gives {value} as the total (“{_quote(sentence)}”), but "
+                f"also {', '.join(str(c[1]) for c in same)}",
+                0.7,
+            )
     return None

@@ -1,5 +1,6 @@
 """Rule family ``answer_values``: values the answer states twice and gives differently —
-``answer-setting-mismatch``, ``answer-count-mismatch``, ``answer-none-vs-some``
+``answer-setting-mismatch``, ``answer-count-mismatch``, ``answer-total-mismatch``,
+``answer-none-vs-some``
 (design.md §5, §13). Own wording, English and Chinese, each with its consistent twin."""
 
 from __future__ import annotations
@@ -69,6 +70,37 @@ from tests.judges.rules.helpers import P, turn
             [("PDF export", "completed")],
             "complete",
             id="en-none-skipped-consistent",
+        ),
+        P(
+            "Drop the stale cron entries.",
+            "Dropped 8 stale cron entries from `deploy/crontab`. Overall 6 entries were removed "
+            "and the scheduler reloaded.",
+            [("Drop stale cron entries", "completed")],
+            "answer-total-mismatch",
+            id="en-dropped-8-total-6",
+        ),
+        P(
+            "Drop the stale cron entries.",
+            "Dropped 3 stale cron entries from `deploy/crontab` and 5 entries from "
+            "`deploy/crontab.eu`. Overall 8 entries were removed and the scheduler reloaded.",
+            [("Drop stale cron entries", "completed")],
+            "complete",
+            id="en-total-is-the-sum",
+        ),
+        P(
+            "归档过期的工单。",
+            "一共归档了 40 条工单，都移到了 `archive` 表。汇总：本次处理了 35 条过期工单。",
+            [("归档过期工单", "completed")],
+            "answer-total-mismatch",
+            id="zh-two-totals-differ",
+        ),
+        P(
+            "归档过期的工单。",
+            "一共归档了 40 条工单，都移到了 `archive` 表。汇总：本次处理了 40 条过期工单，"
+            "还剩 3 条等负责人确认。",
+            [("归档过期工单", "completed")],
+            "complete",
+            id="zh-two-totals-agree",
         ),
     ],
 )
