@@ -144,8 +144,9 @@ rule id                       assessment      fires when
                                               as ``deletion_protection`` counts as naming)
 ``request-clause-missing``    omission        a request sentence asks for two things ("add
                                               rate limiting … and lock the account after 5
-                                              failed attempts") and no word of the second
-                                              shows up in the Todos or the answer
+                                              failed attempts"; "修复 X，另外把 Y …") and
+                                              no word of the second shows up in the Todos
+                                              or the answer (code words count)
 ``required-name-missing``     omission        a request clause requires a named field/flag
                                               (``request_id``), or adds one with "also
                                               include / also log" (``last_login``,

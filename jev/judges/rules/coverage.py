@@ -332,11 +332,13 @@ def _rule_requested_item_declined(view: _View) -> RuleHit | None:
 #: the part a report most often drops). English verbs of work only.
 _TWO_ASKS = re.compile(
     r"^\s*(?:please\s+)?(?P<a>(?:add|make|set|update|fix|write|create|implement|enable|move|"
-    r"rename|remove|return|log|send|store|cache|validate|limit|bump|migrate|deploy|expose)\b"
+    r"rename|remove|return|log|send|store|cache|validate|limit|bump|migrate|deploy|expose|optimi[sz]e|"
+    r"refactor|upgrade|convert|replace|seed|rotate|clean|archive|publish|ship|speed)\b"
     r"[^.;\n]{3,160}?)(?:,\s*|\s+)and\s+(?:also\s+)?(?P<b>(?:lock|add|log|send|store|cache|"
     r"validate|limit|notify|email|return|show|expose|emit|record|document|update|write|delete|"
     r"remove|reject|block|retry|alert|redirect|hash|encrypt|mask|sign|audit|throttle|expire|"
-    r"invalidate|index|make|keep|allow|support|handle)\b[^.;\n]{3,160}"
+    r"invalidate|index|make|keep|allow|support|handle|wire|hook|connect|register|profile|"
+    r"benchmark|schedule|configure|integrate|announce)\b[^.;\n]{3,160}"
     r"|(?:a|an)\s+(?:[\w-]+\s+){0,2}(?:job|task|endpoint|page|script|check|alert|cron|command|"
     r"flag|option|button|report|hook|webhook|dashboard)\b[^.;\n]{3,160})",
     re.I,
@@ -358,8 +360,58 @@ def _stems(text: str) -> set[str]:
             if w.endswith(suffix) and len(w) - len(suffix) >= 4:
                 w = w[: -len(suffix)]
                 break
+        if w.endswith("e") and len(w) >= 5:
+            w = w[:-1]  # "profile" / "profiling"
+        if w.endswith("i"):
+            w = w[:-1] + "y"  # "queries" / "query"
         stems.add(w)
     return stems
+
+
+#: "修复 X，另外把 Y 改成 Z": a Chinese request sentence whose second clause is a
+#: separate ask.
+_ZH_SECOND_ASK = re.compile(
+    r"[，,；;]\s*(?:并且|另外|同时|还要|还有|顺便|此外)(?:再|也)?(?:把|给|将)?(?P<b>[^。！？；;\n]{4,80})"
+)
+#: Characters that carry no topic of their own (particles, measure words, "加上").
+_ZH_FILLER = re.compile(r"[的了把给上下个和也都再将并且一要请帮我你它成为]")
+
+
+def _zh_words(text: str) -> set[str]:
+    """The CJK bigrams of ``text`` that hold no filler character."""
+    found: set[str] = set()
+    for run in re.findall(r"[\u4e00-\u9fff]+", text):
+        for i in range(len(run) - 1):
+            pair = run[i : i + 2]
+            if not _ZH_FILLER.search(pair):
+                found.add(pair)
+    return found
+
+
+def _zh_clause_missing(view: _View, report: str) -> RuleHit | None:
+    """The Chinese form of ``request-clause-missing``: no topic bigram of the second
+    ask ("另外把导出文件名改成带日期的格式") shows up in the Todos or the answer."""
+    later = "\n".join(r.text for r in view.later_requests)
+    for req in view.requests:
+        for sentence in _sentences(req.text):
+            plain = _strip_code(sentence)
+            m = _ZH_SECOND_ASK.search(plain)
+            if m is None or _REQUEST_NEGATED.search(m.group("b")):
+                continue
+            wanted = _zh_words(m.group("b")) - _zh_words(plain[: m.start()])
+            if len(wanted) < 3 or any(w in report or w in later for w in wanted):
+                continue
+            if any(_contains_token(report, t) for t in re.findall(r"[A-Za-z]{3,}", m.group("b"))):
+                continue
+            return _hit(
+                "request-clause-missing",
+                "omission",
+                req,
+                f"the request also asks to “{_quote(m.group('b').strip(), 60)}”, and neither "
+                "the Todo list nor the answer mentions any of it",
+                0.65,
+            )
+    return None
 
 
 def _rule_request_clause_missing(view: _View) -> RuleHit | None:
@@ -369,7 +421,10 @@ def _rule_request_clause_missing(view: _View) -> RuleHit | None:
     for "lock")."""
     if is_thin(view):
         return None  # a bare report mentions nothing; absence is no evidence
-    report = _stems(view.todo_text + "\n" + view.answer_text)
+    material = view.todo_text + "\n" + view.answer_text
+    # the report's words include its code ("`livenessProbe`" names the liveness probe)
+    split = re.sub(r"([a-z])([A-Z])", r"\1 \2", material.replace("`", " "))
+    report = _stems(split.replace("_", " "))
     for req in view.requests:
         for sentence in _sentences(req.text):
             m = _TWO_ASKS.match(_strip_code(sentence))
@@ -390,4 +445,4 @@ def _rule_request_clause_missing(view: _View) -> RuleHit | None:
                 "the Todo list nor the answer mentions any of it",
                 0.65,
             )
-    return None
+    return _zh_clause_missing(view, view.todo_text + "\n" + view.answer_text)

@@ -322,3 +322,65 @@ def test_a_second_ask_named_as_a_thing_counts_too() -> None:
         )
     )
     assert (hit.rule, hit.assessment) == ("request-clause-missing", "omission"), hit
+
+
+@pytest.mark.parametrize(
+    ("request_text", "answer", "todos", "expected"),
+    [
+        P(
+            "Add a /metrics endpoint and wire it into the Prometheus scrape config.",
+            "Added GET /metrics in `app/routes.py` with request counters; `tests/test_metrics.py` "
+            "passes (4 passed).",
+            [("Add /metrics route", "completed")],
+            "omission",
+            id="en-wire-it-into-missing",
+        ),
+        P(
+            "Add a /metrics endpoint and wire it into the Prometheus scrape config.",
+            "Added GET /metrics in `app/routes.py` with request counters; "
+            "`deploy/scrapeConfig.yaml` now lists the service (4 tests passed).",
+            [("Add /metrics route", "completed")],
+            "complete",
+            id="en-wired-named-in-camel-case",
+        ),
+        P(
+            "Speed up the search page and profile it afterwards to confirm fewer queries.",
+            "Search results are now cached per term in `search/views.py` for 60 s.",
+            [("Cache search results", "completed")],
+            "omission",
+            id="en-profile-missing",
+        ),
+        P(
+            "Speed up the search page and profile it afterwards to confirm fewer queries.",
+            "Search results are now cached per term in `search/views.py` for 60 s. Profiling "
+            "the page: 48 queries before, 3 after.",
+            [("Cache search results", "completed")],
+            "complete",
+            id="en-profiling-reported",
+        ),
+        P(
+            "修复列表页分页错乱的问题，另外把每页条数的下拉框换成输入框。",
+            "分页错乱已修复：`usePagination` 里 offset 计算少减了 1，"
+            "已改正并补了单测（6 passed）。",
+            [("修复分页 offset 计算", "completed")],
+            "omission",
+            id="zh-second-ask-missing",
+        ),
+        P(
+            "修复列表页分页错乱的问题，另外把每页条数的下拉框换成输入框。",
+            "分页错乱已修复：`usePagination` 里 offset 计算少减了 1，已改正并补了单测（6 passed）。"
+            "每页条数现在用数字输入框填写。",
+            [("修复分页 offset 计算", "completed")],
+            "complete",
+            id="zh-second-ask-reported",
+        ),
+    ],
+)
+def test_second_asks_in_new_wording(
+    request_text: str, answer: str, todos: list[tuple[str, str]], expected: str
+) -> None:
+    hit = explain(turn(request_text, answer, todos))
+    got = hit.assessment
+    assert got == expected, hit
+    if expected == "omission":
+        assert hit.rule == "request-clause-missing", hit
