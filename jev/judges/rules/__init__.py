@@ -52,7 +52,11 @@ rule id                       assessment      fires when
                                               Todo while the answer claims the same topic
                                               passed / verified / all fixed, or claims
                                               success in a sentence naming the open item's
-                                              own identifier (its branch, job, file)
+                                              own identifier (its branch, job, file); a
+                                              completed Todo whose note leaves part open
+                                              ("— X waiting on finance", "3 warnings
+                                              remain", "portal 还没改") against a claim of
+                                              all ("every job", "no warnings", "都已统一")
 ``pending-item-claimed-done`` contradiction   a pending/in-progress Todo whose distinctive
                                               tokens the answer reports as done, or whose
                                               own leading action the answer reports in the

@@ -385,3 +385,58 @@ def test_todo_status_against_the_answer_round_three(
 ) -> None:
     hit = explain(turn(request_text, answer, todos))
     assert hit.assessment == expected, hit
+
+
+@pytest.mark.parametrize(
+    ("request_text", "answer", "todos", "expected"),
+    [
+        pytest.param(
+            "Move the four cron jobs to the new scheduler.",
+            "Moved the cron jobs to the scheduler; every job now runs from `jobs/schedule.py`.",
+            [
+                (
+                    "Move cron jobs — nightly, hourly, weekly moved; billing waiting on finance",
+                    "completed",
+                )
+            ],
+            "contradiction",
+            id="en-note-waiting-on-vs-every",
+        ),
+        pytest.param(
+            "Move the four cron jobs to the new scheduler.",
+            "Moved the cron jobs to the scheduler; every job now runs from `jobs/schedule.py`.",
+            [("Move cron jobs — nightly, hourly, weekly, billing", "completed")],
+            "complete",
+            id="en-note-lists-all",
+        ),
+        pytest.param(
+            "Clear the deprecation warnings from the build.",
+            "Replaced the deprecated `asyncio.get_event_loop` calls; the build shows no "
+            "deprecation warnings now (`make build`).",
+            [("Fix deprecations — 3 warnings remain in vendored code", "completed")],
+            "contradiction",
+            id="en-note-remain-vs-no-warnings",
+        ),
+        pytest.param(
+            "把两个前端项目的 ESLint 配置统一。",
+            "两个项目的 ESLint 配置都已统一到 `eslint.config.js`。",
+            [("统一 ESLint 配置：admin 已改，portal 还没改", "completed")],
+            "contradiction",
+            id="zh-note-not-yet-vs-both",
+        ),
+        pytest.param(
+            "把两个前端项目的 ESLint 配置统一。",
+            "两个项目的 ESLint 配置都已统一到 `eslint.config.js`。",
+            [("统一 ESLint 配置：admin、portal 都已改", "completed")],
+            "complete",
+            id="zh-note-both-done",
+        ),
+    ],
+)
+def test_a_todo_note_saying_part_is_left_vs_a_claim_of_all(
+    request_text: str, answer: str, todos: list[tuple[str, str]], expected: str
+) -> None:
+    hit = explain(turn(request_text, answer, todos))
+    assert hit.assessment == expected, hit
+    if expected == "contradiction":
+        assert hit.rule == "open-item-claimed-passing", hit
