@@ -87,8 +87,9 @@ rule id                       assessment      fires when
 ``list-count-mismatch``       contradiction   “changed N files:” / “Files changed (N):”
                                               followed by a list of another length
 ``green-claim-vs-failures``   contradiction   “the whole suite is green” / “all N tests in X
-                                              pass” next to a run that reports failures (not
-                                              excused as unrelated)
+                                              pass” / “both builds succeed” next to a run
+                                              that reports failures (“the Android job is
+                                              still failing”; not excused as unrelated)
 ``target-claimed-met``        contradiction   the request sets a bound ("meets our 80%
                                               coverage gate", "below 300 MB"), the report
                                               measures a value outside it ("78% (gate

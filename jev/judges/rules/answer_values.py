@@ -191,8 +191,12 @@ _COUNT_DONE = _W.rx("count_done")
 _COUNT_NOT_DONE = _W.rx("count_not_done")
 #: "12 unused feature flags" (the plural noun up to two words after the number).
 _EN_COUNT = re.compile(r"(?<![\d.,/])\b(\d{1,5})\s+(?:[a-z-]+\s+){0,2}?([a-z]{3,})s\b")
-#: "7 个字段", "5 个敏感字段" (the noun is the last two characters).
-_ZH_COUNT = re.compile(r"(?<![\d.,/])(\d{1,5})\s*(?:个|处|条|张|项|份|类)\s*([\u4e00-\u9fff]{2,6})")
+#: "7 个字段", "5 个敏感字段", "9 个过期的 feature flag" (the noun is the last two
+#: characters, or the last English word).
+_ZH_COUNT = re.compile(
+    r"(?<![\d.,/])(\d{1,5})\s*(?:个|处|条|张|项|份|类)\s*"
+    r"([\u4e00-\u9fff]{2,10}(?:\s*[A-Za-z][\w -]{1,30})?|[A-Za-z][\w -]{1,30})"
+)
 _ZH_PARTICLE = re.compile(r"[的了和与及等中里]")
 
 
@@ -210,9 +214,15 @@ def _done_counts(view: _View) -> list[tuple[str, int, bool, Position, str]]:
                 total = bool(_TOTAL_MARKER.search(sentence))
                 counts = [(m.group(2).lower(), int(m.group(1))) for m in _EN_COUNT.finditer(clause)]
                 for m in _ZH_COUNT.finditer(clause):
-                    noun = _ZH_PARTICLE.split(m.group(2))[0]
-                    if len(noun) >= 2:
-                        counts.append((noun[-2:], int(m.group(1))))
+                    ascii_words = re.findall(r"[A-Za-z][\w-]*", m.group(2))
+                    cjk = re.match(r"[\u4e00-\u9fff]*", m.group(2))
+                    pieces = [
+                        p for p in _ZH_PARTICLE.split(cjk.group(0) if cjk else "") if len(p) >= 2
+                    ]
+                    if ascii_words:
+                        counts.append((ascii_words[-1].lower(), int(m.group(1))))
+                    elif pieces:
+                        counts.append((pieces[-1][-2:], int(m.group(1))))
                 if len(counts) == 1:  # one count per clause: no "3 files and 2 tests"
                     found.append((counts[0][0], counts[0][1], total, a, sentence))
     return found
@@ -227,8 +237,8 @@ def _rule_answer_total_mismatch(view: _View) -> RuleHit | None:
         if not total:
             continue
         same = [c for c in counts if c[0] == noun and c[4] != sentence]
-        if not same:
-            continue
+        if not same or any(len(re.findall(r"\d+", _strip_code(c[4]))) > 1 for c in same):
+            continue  # a part given without its noun ("5 from a.py and 2 from b.py")
         others = [c[1] for c in same if not c[2]]
         totals = {c[1] for c in same if c[2]}
         if totals and value not in totals:

@@ -102,6 +102,21 @@ from tests.judges.rules.helpers import P, turn
             "complete",
             id="zh-two-totals-agree",
         ),
+        P(
+            "删掉没用的环境变量。",
+            "清理了 6 个废弃的环境变量，见 `deploy/.env.example`。总计删除 4 个环境变量。",
+            [("清理环境变量", "completed")],
+            "answer-total-mismatch",
+            id="zh-cleaned-6-total-4",
+        ),
+        P(
+            "Clean up the dead code in the billing module.",
+            "Deleted 4 unused helpers from `billing/old.py` and 3 from `billing/utils.py`. "
+            "Summary: 7 helpers removed (52 passed).",
+            [("Remove dead code", "completed")],
+            "complete",
+            id="en-part-without-its-noun",
+        ),
     ],
 )
 def test_values_the_answer_states_twice(

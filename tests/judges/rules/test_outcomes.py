@@ -237,3 +237,39 @@ def test_partial_results_and_whole_claims(
 ) -> None:
     hit = explain(turn(request_text, answer, todos))
     assert hit.assessment == expected, hit
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        pytest.param(
+            "Both the web and worker images build cleanly now (`docker compose build`). "
+            "Worker: the build still fails on the missing `libpq` headers, I'll check tomorrow.",
+            "contradiction",
+            id="en-both-build-vs-one-still-fails",
+        ),
+        pytest.param(
+            "Both the web and worker images build cleanly now (`docker compose build`). "
+            "Worker needed `libpq-dev` in the builder stage.",
+            "complete",
+            id="en-both-build-each-explained",
+        ),
+        pytest.param(
+            "Both release jobs pass on CI now. The arm64 job is still failing at the upload "
+            "step, but amd64 is fixed.",
+            "contradiction",
+            id="en-both-jobs-pass-vs-job-failing",
+        ),
+    ],
+)
+def test_both_pass_next_to_one_failing(answer: str, expected: str) -> None:
+    hit = explain(
+        turn(
+            "Get both images building again.",
+            answer,
+            [("Fix web image", "completed"), ("Fix worker image", "completed")],
+        )
+    )
+    assert hit.assessment == expected, hit
+    if expected == "contradiction":
+        assert hit.rule == "green-claim-vs-failures", hit
