@@ -55,7 +55,8 @@ rule id                       assessment      fires when
                                               own identifier (its branch, job, file); a
                                               completed Todo whose note leaves part open
                                               ("— X waiting on finance", "3 warnings
-                                              remain", "portal 还没改") against a claim of
+                                              remain", "2 files still …", "portal 还没改",
+                                              "其余 2 个…") against a claim of
                                               all ("every job", "no warnings", "都已统一")
 ``pending-item-claimed-done`` contradiction   a pending/in-progress Todo whose distinctive
                                               tokens the answer reports as done, or whose

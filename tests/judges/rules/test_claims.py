@@ -431,6 +431,20 @@ def test_todo_status_against_the_answer_round_three(
             "complete",
             id="zh-note-both-done",
         ),
+        pytest.param(
+            "给三个环境配置告警规则。",
+            "三个环境的告警规则全部配置好了，见 `alerts/rules.yml`。",
+            [("配置告警规则：3 个环境中配好 1 个，其余 2 个没有权限", "completed")],
+            "contradiction",
+            id="zh-note-the-rest-vs-all",
+        ),
+        pytest.param(
+            "Drop the jQuery dependency.",
+            "jQuery is gone; all widgets were rewritten with plain DOM calls in `ui/widgets/`.",
+            [("Rewrite widgets — 2 widgets still use $.ajax", "completed")],
+            "contradiction",
+            id="en-note-n-still-vs-all",
+        ),
     ],
 )
 def test_a_todo_note_saying_part_is_left_vs_a_claim_of_all(

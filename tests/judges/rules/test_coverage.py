@@ -374,6 +374,14 @@ def test_a_second_ask_named_as_a_thing_counts_too() -> None:
             "complete",
             id="zh-second-ask-reported",
         ),
+        P(
+            "升级 Node 到 20，同时更新部署脚本里的镜像地址。",
+            "`package.json` 的 engines 更新为 >=20，`.nvmrc` 改为 20，"
+            "本地测试全部通过（96 passed）。",
+            [("更新 engines", "completed"), ("更新 .nvmrc", "completed")],
+            "omission",
+            id="zh-second-ask-starting-with-a-common-verb",
+        ),
     ],
 )
 def test_second_asks_in_new_wording(
