@@ -65,6 +65,7 @@ BUILTIN_SETS: tuple[tuple[str, str], ...] = (
     ("issue12", "the issue's public cases, development"),
     ("heldout4", "blind at first, then used for tuning"),
     ("heldout5", "blind, never used for tuning"),
+    ("heldout6", "blind, never used for tuning"),
 )
 _PROBLEMS = frozenset(ASSESSMENTS) - {"complete"}
 

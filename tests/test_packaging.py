@@ -63,6 +63,7 @@ def test_wheel_contains_data_files(wheel: Path) -> None:
     # the built-in benchmark's labelled turns (jev eval --builtin)
     assert "jev/corpus/heldout4/README.md" in names
     assert "jev/corpus/heldout5/README.md" in names
+    assert "jev/corpus/heldout6/README.md" in names
     assert sum(n.startswith("jev/corpus/") and n.endswith(".json") for n in names) > 300
     assert not any(n.startswith("jev/corpus/real/") for n in names)
 
