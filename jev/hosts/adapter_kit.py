@@ -22,6 +22,7 @@ holds only what several adapters would otherwise write again, and names no host.
 from __future__ import annotations
 
 import shutil
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -111,7 +112,7 @@ def with_final_answer(turn: Turn, hook: HookInput) -> Turn:
     return replace(turn, material=material)
 
 
-class FullHookAdapter:
+class FullHookAdapter(ABC):
     """Base of an adapter whose every stop takes the full hook (:class:`HostAdapter`).
 
     A subclass sets ``name``, ``hooks`` and ``installer`` and writes ``parse``,
@@ -136,6 +137,7 @@ class FullHookAdapter:
         """No host-only gate: ""."""
         return ""
 
+    @abstractmethod
     def read_file(self, path: str) -> Turn:
         """The current turn (``number`` 0) of the transcript at ``path``.
 
@@ -143,7 +145,6 @@ class FullHookAdapter:
             MaterialMissing: the file holds no turn yet.
             UsageError: the file cannot be read.
         """
-        raise NotImplementedError
 
     def reread(self, entry: Mapping[str, Any]) -> Turn | None:
         """The current turn of the session's transcript (``jev retry``), or ``None``

@@ -34,6 +34,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jev.errors import MaterialMissing
 from jev.hosts.adapter_kit import FullHookAdapter, HookFileInstaller, decision_answer
 from jev.hosts.base import (
     ConfigSetting,
@@ -196,6 +197,17 @@ class GeminiAdapter(FullHookAdapter):
                     session, prompt, "the chat file has not caught up with this prompt yet"
                 )
         return _unread(session, prompt, "no chat file (Gemini recorded nothing): Todo use unknown")
+
+    def read_file(self, path: str) -> Turn:
+        """The current turn (``number`` 0) of the chat file at ``path``.
+
+        Raises:
+            MaterialMissing: the file holds no turn yet.
+        """
+        turns = read_turns(path)
+        if not turns:
+            raise MaterialMissing(f"{path}: the chat file holds no turn yet")
+        return replace(turns[-1], number=0)
 
     def reread(self, entry: Mapping[str, Any]) -> Turn | None:
         """The current turn of the session's chat file (``jev retry``), else ``None``."""
