@@ -147,3 +147,24 @@ def write_atomic(path: Path, payload: bytes, *, prefix: str | None = None) -> No
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def move_aside(path: Path, what: str) -> Path | None:
+    """Rename ``path`` to ``<name>.<what>-<UTC time>`` beside it (design.md §11: a state
+    file that was imported or found broken is kept, never read again).
+
+    Args:
+        path: the file to move.
+        what: the word naming why (``"imported"``, ``"broken"``).
+
+    Returns:
+        The new path, or ``None`` when nothing was moved (another process moved it
+        first, or the folder is read-only). Never raises.
+    """
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    target = path.with_name(f"{path.name}.{what}-{stamp}")
+    try:
+        os.replace(path, target)
+    except OSError:
+        return None
+    return target

@@ -20,15 +20,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from jev import safejson
-from jev.files import write_atomic
+from jev.files import move_aside, write_atomic
 from jev.store.backend import Backend
 from jev.store.base import StoreBase, Transaction
 from jev.store.secrets import scrub, secret_values
@@ -210,7 +208,7 @@ class Sessions(StoreBase):
             if not isinstance(data, dict) or not isinstance(data.get("sessions"), dict):
                 raise safejson.JsonInputError("not an object with a 'sessions' object")
         except safejson.JsonInputError as exc:
-            return SessionImport(path, moved_to=_move(path, "broken"), problem=str(exc))
+            return SessionImport(path, moved_to=move_aside(path, "broken"), problem=str(exc))
         entries = {
             str(k): v
             for k, v in data["sessions"].items()
@@ -232,20 +230,10 @@ class Sessions(StoreBase):
             return count
 
         imported = self._run("importing the old session index", body)
-        moved = _move(path, "imported")
+        moved = move_aside(path, "imported")
         if moved is not None:
             # The kept copy is a state file too: it holds no key either.
             clean = scrub(data, secret_values(self.secret_env))
             with contextlib.suppress(OSError):
                 write_atomic(moved, safejson.scrub_surrogates(dumps(clean))[0].encode("utf-8"))
         return SessionImport(path, imported=imported, moved_to=moved)
-
-
-def _move(path: Path, what: str) -> Path | None:
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    target = path.with_name(f"{path.name}.{what}-{stamp}")
-    try:
-        os.replace(path, target)
-    except OSError:
-        return None  # another process moved it first
-    return target

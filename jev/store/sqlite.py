@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import time
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 from jev.errors import StoreDamaged, StoreError
+from jev.files import move_aside
 from jev.store.backend import Backend
 from jev.store.values import BUSY_TIMEOUT_S
 
@@ -48,11 +48,8 @@ def quarantine(damaged: StoreDamaged) -> Path | None:
     path = damaged.path
     if damaged.identity is not None and _identity(path) != damaged.identity:
         return None
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    target = path.with_name(f"{path.name}.broken-{stamp}")
-    try:
-        os.replace(path, target)
-    except OSError:
+    target = move_aside(path, "broken")
+    if target is None:
         return None
     for suffix in _SIDE_FILES:
         with suppress(OSError):
