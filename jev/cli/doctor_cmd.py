@@ -57,6 +57,11 @@ def run(args: argparse.Namespace) -> int:
             + (f" (jev {'ok' if host.executable_ok else 'MISSING'})" if host.hooks else "")
             + f" · Todo tools {_yes(host.todo_tools)} · last audit {when}\n"
         )
+        if host.newest_session:
+            state = "reads" if host.session_readable else "CANNOT be read"
+            out.write(f"  newest session {host.newest_session} ({state})\n")
+        for line in host.warnings:
+            out.write(f"  warning: {line}\n")
     judge = report.judge
     key = (
         f" · key {judge['key_env']} {'set' if judge['key_set'] else 'NOT set'}"

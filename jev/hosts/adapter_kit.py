@@ -159,6 +159,26 @@ class FullHookAdapter(ABC):
         return ""
 
 
+def newest_file(root: Path, pattern: str) -> Path | None:
+    """The most recently modified file under ``root`` matching the glob ``pattern``
+    (relative to ``root``, ``**`` allowed), or ``None`` when ``pattern`` is empty or
+    nothing matches. Unreadable folders are skipped."""
+    if not pattern:
+        return None
+    best: tuple[float, Path] | None = None
+    try:
+        for path in root.glob(pattern):
+            try:
+                mtime = path.stat().st_mtime
+            except OSError:
+                continue
+            if path.is_file() and (best is None or mtime > best[0]):
+                best = (mtime, path)
+    except OSError:
+        return None
+    return best[1] if best else None
+
+
 class HookFileInstaller:
     """An installer whose hooks live in one JSON file per scope, described as data
     (:class:`jev.hosts.base.Installer`; design.md §12).
@@ -188,6 +208,9 @@ class HookFileInstaller:
     note_lines: tuple[str, ...] = ()
     layout: str = "grouped"
     version: int | None = None
+    host_block_cap: int | None = None
+    shows_notices: bool = True
+    session_glob: str = ""
 
     def config_path(self, scope: str, project: Path) -> Path:
         """``~/<user folder>/<file>`` (user) or ``<project>/<project folder>/<file>``."""
@@ -230,3 +253,22 @@ class HookFileInstaller:
     def notes(self) -> tuple[str, ...]:
         """:attr:`note_lines`."""
         return self.note_lines
+
+    @property
+    def block_cap(self) -> int | None:
+        """:attr:`host_block_cap` (:meth:`jev.hosts.base.Installer.block_cap`)."""
+        return self.host_block_cap
+
+    @property
+    def notice_channel(self) -> bool:
+        """:attr:`shows_notices` (:meth:`jev.hosts.base.Installer.notice_channel`)."""
+        return self.shows_notices
+
+    def checks(self, scope: str, path: Path) -> tuple[str, ...]:
+        """None by default (:meth:`jev.hosts.base.Installer.checks`)."""
+        return ()
+
+    def newest_session(self) -> Path | None:
+        """The newest file matching :attr:`session_glob` under the home folder, or
+        ``None`` (:meth:`jev.hosts.base.Installer.newest_session`)."""
+        return newest_file(Path.home(), self.session_glob)

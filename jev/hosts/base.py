@@ -239,6 +239,31 @@ class Installer(Protocol):
         """Lines printed after a successful install (e.g. "re-trust the hook")."""
         ...
 
+    @property
+    def block_cap(self) -> int | None:
+        """How many consecutive stop blocks the host delivers before it overrides
+        Jev, or ``None`` when the host has no cap (hosts.md §0a). ``jev doctor``
+        warns when ``max_supplements`` is above it."""
+        ...
+
+    @property
+    def notice_channel(self) -> bool:
+        """Whether the host shows Jev's notices (needs-user, budget used up) to the
+        user. A host without one is named by ``jev doctor`` and in README."""
+        ...
+
+    def checks(self, scope: str, path: Path) -> tuple[str, ...]:
+        """Host-specific problems of the install at ``scope`` (its hook file
+        ``path``), each one line naming the fix: hook trust, a Todo-tool switch the
+        host really reads, … ``()`` when there is none. For ``jev doctor``."""
+        ...
+
+    def newest_session(self) -> Path | None:
+        """The newest session transcript this host wrote on this machine, or
+        ``None`` (none, or the host keeps none Jev reads). ``jev doctor`` reads it
+        the way the hook would, to prove the reader still understands the host."""
+        ...
+
 
 class HostAdapter(Protocol):
     """One agent host, as the generic runner and the CLI need it (module docstring).

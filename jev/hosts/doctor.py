@@ -40,6 +40,7 @@ from jev.hosts.install import (
     todo_settings,
 )
 from jev.hosts.registry import adapter
+from jev.hosts.transcript import read_turns
 from jev.judges import _registry
 from jev.settings import active_profile, load_settings
 from jev.store import Store, default_store_path
@@ -59,7 +60,12 @@ class HostReport:
         executable_ok: every installed Jev hook command names a ``jev`` that exists.
         todo_tools: the Todo tool will be available (a Jev setting or the environment).
         last_audit: ``{"time", "status", "action"}`` of the host's newest record, or None.
+        newest_session: the host's newest session file on this machine, or None.
+        session_readable: whether that file reads the way the hook reads it (None: no file).
+        block_cap: consecutive blocks the host delivers (None: no host cap).
+        notice_channel: whether the host shows Jev's notices to the user.
         problems: one line per missing piece, each with the command that fixes it.
+        warnings: lines worth knowing that do not stop Jev from auditing.
     """
 
     host: str
@@ -68,7 +74,12 @@ class HostReport:
     executable_ok: bool = True
     todo_tools: bool = False
     last_audit: dict[str, Any] | None = None
+    newest_session: str | None = None
+    session_readable: bool | None = None
+    block_cap: int | None = None
+    notice_channel: bool = True
     problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The report as a JSON object (same field names)."""
@@ -79,7 +90,12 @@ class HostReport:
             "executable_ok": self.executable_ok,
             "todo_tools": self.todo_tools,
             "last_audit": self.last_audit,
+            "newest_session": self.newest_session,
+            "session_readable": self.session_readable,
+            "block_cap": self.block_cap,
+            "notice_channel": self.notice_channel,
             "problems": self.problems,
+            "warnings": self.warnings,
         }
 
 
@@ -160,11 +176,15 @@ def _setting_on(path: Path, keys: tuple[str, ...], value: object) -> bool:
     return bool(node == value)
 
 
-def _host_report(host: str, found: bool, last: dict[str, Any] | None) -> HostReport:
+def _host_report(
+    host: str, found: bool, last: dict[str, Any] | None, max_supplements: int
+) -> HostReport:
     installer = adapter(host).installer
     report = HostReport(host=host, found=found, last_audit=last)
     if installer is None:
         return report
+    report.block_cap = installer.block_cap
+    report.notice_channel = installer.notice_channel
     stop_name = next((name for event, name in installer.entries if event == "Stop"), host)
     project = project_root()
     todo = False
@@ -174,6 +194,7 @@ def _host_report(host: str, found: bool, last: dict[str, Any] | None) -> HostRep
         if not handlers:
             continue
         report.hooks[scope] = str(path)
+        report.problems.extend(installer.checks(scope, path))
         for handler in handlers:
             exe = _command_exe(handler)
             if not _exe_exists(exe):
@@ -193,6 +214,18 @@ def _host_report(host: str, found: bool, last: dict[str, Any] | None) -> HostRep
     user_settings = todo_settings(host, "user", None)
     if not user_settings or all(_setting_on(s.path, s.keys, s.value) for s in user_settings):
         todo = True
+    _read_newest_session(host, report)
+    if report.block_cap is not None and max_supplements > report.block_cap:
+        report.warnings.append(
+            f"{host}: max_supplements is {max_supplements}, but the host delivers at most "
+            f"{report.block_cap} blocks in a row; run `jev settings set max_supplements "
+            f"{report.block_cap}`"
+        )
+    if not report.notice_channel:
+        report.warnings.append(
+            f"{host}: the host shows none of Jev's notices (needs-user, budget used up); "
+            "read them with `jev report` or `jev records list`"
+        )
     report.todo_tools = todo
     if not todo:
         what = ", ".join(f"{'.'.join(s.keys)} in {s.path}" for s in user_settings)
@@ -201,6 +234,33 @@ def _host_report(host: str, found: bool, last: dict[str, Any] | None) -> HostRep
             f"run `jev install {host}`"
         )
     return report
+
+
+def _read_newest_session(host: str, report: HostReport) -> None:
+    """Read the host's newest session file the way ``jev audit`` and the hook read it
+    (issue 19 item 4): a file whose every turn lost its request, or that cannot be
+    read at all, means this host version writes a format Jev does not understand."""
+    installer = adapter(host).installer
+    newest = installer.newest_session() if installer is not None else None
+    if newest is None:
+        return
+    report.newest_session = str(newest)
+    try:
+        turns = read_turns(newest)
+    except (JevError, OSError, ValueError) as exc:
+        reason = " ".join(str(exc).split())
+    else:
+        opened = [t for t in turns if t.opening != "subagent"]
+        lost = [t for t in opened if t.status == "missing"]
+        if not opened or len(lost) < len(opened):
+            report.session_readable = True
+            return
+        reason = lost[-1].reason
+    report.session_readable = False
+    report.problems.append(
+        f"{host}: cannot read the newest session {newest} ({reason}); this version of "
+        f"{host} writes a format this Jev does not read: update Jev, or report it"
+    )
 
 
 def _judge_report(settings: Any) -> dict[str, Any]:
@@ -281,9 +341,9 @@ def diagnose(host: str | None = None) -> Report:
                 "status": record.get("status"),
                 "action": (record.get("action") or {}).get("kind"),
             }
-    hosts = [_host_report(h, present[h], last.get(h)) for h in chosen]
     profile = active_profile(None)
     settings = load_settings(None)
+    hosts = [_host_report(h, present[h], last.get(h), settings.max_supplements) for h in chosen]
     report = Report(
         hosts=hosts,
         profile=profile,

@@ -46,13 +46,22 @@ EXPECTED = {
     "codex-0.142.5_jdx-mise_019f231b.jsonl": "audit",
     "codex-0.145.0-alpha.30_entireio-entire-graph_019f8eab.jsonl": "running",
     "codex-0.58.0_AcidicSoil-codex-session-view_019a93b9.jsonl": "running",
+    # written by the real host programs against a scripted model server (issue 19):
+    # the last turn used the Todo tool, was blocked once and then ended
+    "codex-0.169.0_scripted-model_blocked-turn.jsonl": "audit",
+    "gemini-cli-0.61.0_scripted-model_blocked-turn.jsonl": "audit",
 }
 
 
 def _host(name: str) -> str:
-    for prefix in ("claude-code", "codex", "copilot"):
+    for prefix, host in (
+        ("claude-code", "claude-code"),
+        ("codex", "codex"),
+        ("copilot", "copilot"),
+        ("gemini-cli", "gemini"),
+    ):
         if name.startswith(prefix):
-            return prefix
+            return host
     raise AssertionError(f"no host for {name}")
 
 

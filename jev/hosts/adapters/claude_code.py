@@ -332,6 +332,24 @@ class ClaudeCodeInstaller:
         """Nothing to add."""
         return ()
 
+    @property
+    def block_cap(self) -> int | None:
+        """8 consecutive blocks; the host overrides the 9th (hosts.md §0a)."""
+        return 8
+
+    @property
+    def notice_channel(self) -> bool:
+        """``systemMessage`` is shown in the TUI (not in ``-p`` text mode)."""
+        return True
+
+    def checks(self, scope: str, path: Path) -> tuple[str, ...]:
+        """Nothing host-specific yet."""
+        return ()
+
+    def newest_session(self) -> Path | None:
+        """Not read yet."""
+        return None
+
 
 _INSTALLER = ClaudeCodeInstaller()
 

@@ -216,6 +216,24 @@ class CodexInstaller:
             "(/hooks in Codex): after this install, open /hooks and trust Jev's Stop hook.",
         )
 
+    @property
+    def block_cap(self) -> int | None:
+        """No host cap (hosts.md §0a): only ``max_supplements`` bounds the blocks."""
+        return None
+
+    @property
+    def notice_channel(self) -> bool:
+        """The TUI shows ``systemMessage``; ``codex exec`` does not (hosts.md §0a)."""
+        return True
+
+    def checks(self, scope: str, path: Path) -> tuple[str, ...]:
+        """Nothing host-specific yet."""
+        return ()
+
+    def newest_session(self) -> Path | None:
+        """Not read yet."""
+        return None
+
 
 _INSTALLER = CodexInstaller()
 
