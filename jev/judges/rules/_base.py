@@ -10,7 +10,7 @@ import re
 import sys
 import tomllib
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from typing import Any, cast
 
@@ -296,17 +296,79 @@ class RuleHit:
         )
 
 
+#: A whole sentence of courtesy (thanks, well-wishing, a generic offer of more help).
+_COURTESY_SRC = r"(?:(?:" + _W.pattern("courtesy") + r")[\s,，.!！。~～:)(😊🙂]*)+"
+_COURTESY = LazyRx(_COURTESY_SRC + r"\Z", _I)
+
+#: A courtesy sentence run on at the end of the last line ("- app.py Thanks!").
+_TRAILING_COURTESY = LazyRx(r"(?<=[\s.!?。！？])" + _COURTESY_SRC + r"\Z", _I)
+
+_ANNOUNCE = sorted(_W.words("announce"), key=len, reverse=True)
+_ANNOUNCE_NOUNS = _W.words("announce_nouns")
+
+
+def _filler(text: str) -> bool:
+    """Whether an answer segment says nothing about the work: a courtesy sentence
+    (:data:`_COURTESY`), or a heading / lead line made only of :data:`_ANNOUNCE` words
+    with one announcing noun ("## Summary", "Here is what I did:", "以下是总结")."""
+    if _COURTESY.match(text.strip()):
+        return True
+    low = text.lower().lstrip("#* \t").rstrip(" \t:：.。!！*")
+    if not low or len(low) > 60 or not any(noun in low for noun in _ANNOUNCE_NOUNS):
+        return False
+    for word in _ANNOUNCE:
+        low = re.sub(rf"(?<![a-z]){re.escape(word)}(?![a-z])", " ", low)
+    return not low.strip(" ,，'’")
+
+
+def _core_answers(answers: tuple[Position, ...]) -> tuple[Position, ...]:
+    """The answer positions without a leading announcement or trailing courtesy lines
+    (issue 22: a closing "Thanks!" or a "## Summary" heading changes no verdict). The
+    first two positions may be filler only as a heading or a lead line, and a courtesy
+    sentence run on at the end of the last line is cut off."""
+    end = len(answers)
+    while end > 0 and _COURTESY.match(answers[end - 1].text.strip()):
+        end -= 1
+    start = 0
+    while start < end and start < 2 and _filler(answers[start].text):
+        start += 1
+    core = answers[start:end]
+    if core and (m := _TRAILING_COURTESY.search(core[-1].text)) and m.start() > 0:
+        core = (*core[:-1], replace(core[-1], text=core[-1].text[: m.start()].rstrip()))
+    return core
+
+
+def _plain_lines(position: Position) -> Position:
+    """``position`` with CRLF line ends read as LF."""
+    return (
+        replace(position, text=position.text.replace("\r\n", "\n"))
+        if "\r" in position.text
+        else position
+    )
+
+
 class _View:
-    """Pre-computed facts about one numbering that several rules share."""
+    """Pre-computed facts about one numbering that several rules share.
+
+    The rules read the answer without its filler (:func:`_core_answers`) and every text
+    with LF line ends, so wording that says nothing cannot change a verdict."""
 
     def __init__(self, numbering: Numbering) -> None:
         self.numbering = numbering
-        self.requests = numbering.of_kind("request")
+        self.requests = tuple(_plain_lines(p) for p in numbering.of_kind("request"))
         self.todos = numbering.of_kind("todo")
-        self.answers = numbering.of_kind("answer")
-        self.answer_text = numbering.material.final_answer
+        self.answers = _core_answers(tuple(_plain_lines(p) for p in numbering.of_kind("answer")))
+        answer_text = numbering.material.final_answer.replace("\r\n", "\n")
+        if self.answers:
+            first = answer_text.find(self.answers[0].text)
+            last = answer_text.rfind(self.answers[-1].text)
+            if 0 <= first <= last:
+                answer_text = answer_text[first : last + len(self.answers[-1].text)]
+        else:
+            answer_text = ""
+        self.answer_text = answer_text
         self.answer_plain = _strip_code(self.answer_text)
-        self.request_text = "\n".join(numbering.material.request)
+        self.request_text = "\n".join(numbering.material.request).replace("\r\n", "\n")
         self.todo_text = "\n".join(t.text for t in self.todos)
         self.spans = _spans(self.answer_text, self.answers)
         self.paragraph = _paragraph_numbers(self.answer_text, self.answers)
