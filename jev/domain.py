@@ -20,6 +20,8 @@ __all__ = [
     "TODO_STATUSES",
     "Assessment",
     "AuditOutcome",
+    "EvidenceNote",
+    "EvidenceSettings",
     "InputNote",
     "JudgeAnswer",
     "JudgeInfo",
@@ -351,6 +353,50 @@ class JudgeInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class EvidenceNote:
+    """Why the evidence step decided a verdict without a judge call (issue 21).
+
+    Attributes:
+        kind: ``run`` (a claim of the report contradicts the turn's last matching run:
+            ``contradiction``) or ``check`` (a check the user configured failed after
+            a ``complete`` verdict: ``omission``).
+        rule: which rule decided (``test-claim-vs-last-run``, ``check-failed``, …).
+        command: the run's or the check's command text.
+        exit_code: its exit status, ``None`` when unknown (or killed at the deadline).
+        quote: the quoted output: the runner's summary line, or the failing tail of a
+            check (bounded: a few hundred characters, never the whole output).
+    """
+
+    kind: str
+    rule: str
+    command: str
+    exit_code: int | None
+    quote: str
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"kind", "rule", "command", "exit_code", "quote"}`` (the record's ``evidence``)."""
+        return {
+            "kind": self.kind,
+            "rule": self.rule,
+            "command": self.command,
+            "exit_code": self.exit_code,
+            "quote": self.quote,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> EvidenceNote:
+        """The inverse of :meth:`to_json` (validated by the caller)."""
+        code = data.get("exit_code")
+        return cls(
+            str(data["kind"]),
+            str(data["rule"]),
+            str(data["command"]),
+            code if isinstance(code, int) and not isinstance(code, bool) else None,
+            str(data["quote"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class AuditOutcome:
     """The result of one audit attempt (design.md §6, §7), before the loop decides.
 
@@ -372,6 +418,8 @@ class AuditOutcome:
         language: prompt language used (``en``/``zh``).
         reply_mode: how the last reply was constrained (``json_schema``,
             ``json_object``, ``tool``, ``text``; "" for judges without modes).
+        evidence: set when the evidence step decided the verdict (issue 21): what it
+            saw, quoted in the supplement and kept in the record.
     """
 
     status: Literal["verdict", "skipped", "incomplete"]
@@ -389,6 +437,7 @@ class AuditOutcome:
     template_hash: str = ""
     language: str = ""
     reply_mode: str = ""
+    evidence: EvidenceNote | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -428,6 +477,29 @@ class JudgeSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class EvidenceSettings:
+    """The ``[evidence]`` table of a profile (issue 21). Validated by ``jev.settings``.
+
+    Attributes:
+        transcript: compare the report's claims with the turn's own runs.
+        checks: commands the user configured, run when an audit would end ``complete``.
+        check_timeout_s: seconds each check may run before its process group is killed.
+    """
+
+    transcript: bool = True
+    checks: tuple[str, ...] = ()
+    check_timeout_s: float = 120.0
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``[evidence]`` table as a dict with the TOML's keys."""
+        return {
+            "transcript": self.transcript,
+            "checks": list(self.checks),
+            "check_timeout_s": self.check_timeout_s,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     """One effective profile (design.md §10): shipped defaults overlaid by the user's file.
 
@@ -439,6 +511,7 @@ class Settings:
         language: ``auto`` | ``en`` | ``zh``.
         judge: the judge table.
         records_days: 1 … 3650 days of record retention.
+        evidence: the evidence table (issue 21).
     """
 
     profile: str = "default"
@@ -448,6 +521,7 @@ class Settings:
     language: str = "auto"
     judge: JudgeSettings = field(default_factory=JudgeSettings)
     records_days: int = 30
+    evidence: EvidenceSettings = field(default_factory=EvidenceSettings)
 
     def to_json(self) -> dict[str, Any]:
         """The profile as one object with the TOML's keys, ``judge`` nested."""
@@ -458,4 +532,5 @@ class Settings:
             "language": self.language,
             "records_days": self.records_days,
             "judge": self.judge.to_json(),
+            "evidence": self.evidence.to_json(),
         }
