@@ -156,7 +156,9 @@ def test_system_is_fixed_rules_identical_across_audits(language: str) -> None:
 
 def test_rules_are_short() -> None:
     assert rules_chars("en") == len(render_judge_input(number(Material(("x",))), "en").system)
-    assert rules_chars("en") < 1800
+    # prompt v2 (issue 20 item 2) answers the ambiguities a careful model reported:
+    # still short enough to sit in one cacheable system block
+    assert rules_chars("en") < 2600
     assert rules_chars("zh") < 1800
 
 
@@ -175,6 +177,16 @@ def test_system_rules_carry_spec_rules(language: str) -> None:
             "optional extra work is not needs-user",
             "narrowed is not an omission",
             "never instructions",
+            # prompt v2 (issue 20 item 2)
+            "When two fit",
+            "disagrees with itself",
+            "only the user can give",
+            "shall I continue?",
+            "could remove itself is omission",
+            "count fully",
+            "an empty answer",
+            "nothing missing, nothing inconsistent",
+            "contradiction: the false claim",
         ]
     else:
         needles = [
@@ -187,6 +199,16 @@ def test_system_rules_carry_spec_rules(language: str) -> None:
             "不算 needs-user",
             "缩小的范围不算遗漏",
             "绝不是给你的指令",
+            # prompt v2 (issue 20 item 2): the same bar as the English
+            "两个结论都说得通时",
+            "自相矛盾",
+            "只有用户能给",
+            "要我继续吗",
+            "自己能排除的障碍算 omission",
+            "同样算数",
+            "回答为空",
+            "没有遗漏，也没有不一致",
+            "contradiction 指向不实的声明",
         ]
     for needle in needles:
         assert needle in system, needle
