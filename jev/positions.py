@@ -26,6 +26,9 @@ from jev.domain import Material, Numbering, Position
 
 __all__ = ["number", "segment", "sentences"]
 
+# a markdown table separator row: cells of dashes with optional alignment colons
+_TABLE_RULE = re.compile(r"\|?(?:\s*:?-+:?\s*\|)+(?:\s*:?-+:?\s*)?")
+
 #: A line with its line end (``\n``; a ``\r`` before it stays part of the line).
 _LINE = re.compile(r"[^\n]*\n|[^\n]+")
 #: Opening/closing code fence: up to any indentation, then ``` or ~~~ (3 or more).
@@ -168,10 +171,11 @@ def number(material: Material) -> Numbering:
 
 
 def _texts(text: str) -> Iterator[str]:
-    """The stripped, non-empty segment texts of ``text``."""
+    """The stripped, non-empty segment texts of ``text``; a markdown table's separator
+    line (``|---|:--:|``) says nothing and is not a position (issue 20 item 2)."""
     for piece in segment(text):
         stripped = piece.strip()
-        if stripped:
+        if stripped and not _TABLE_RULE.fullmatch(stripped):
             yield stripped
 
 

@@ -250,3 +250,13 @@ def test_resolve_language_settings() -> None:
 def test_auto_language_matches_case_label(path: Path) -> None:
     case = json.loads(path.read_text(encoding="utf-8"))
     assert resolve_language("auto", Material.from_json(case)) == case["lang"]
+
+
+def test_table_separator_rows_are_not_positions() -> None:
+    """Issue 20 item 2: ``|---|:--:|`` says nothing, so no judge can point at it."""
+    from jev.domain import Material
+    from jev.positions import number
+
+    answer = "| check | result |\n|---|:--:|\n| lint | ok |\n--- | ---\nDone: see the table."
+    texts = [p.text for p in number(Material(("x",), (), answer)).positions if p.kind == "answer"]
+    assert texts == ["| check | result |", "| lint | ok |", "Done: see the table."]
