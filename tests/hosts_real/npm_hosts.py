@@ -115,3 +115,21 @@ def host_program(host: str) -> Path:
                     f"npm install {cli.package}@{version} failed: {proc.stderr.strip()[-500:]}"
                 )
     return program
+
+
+def main() -> int:
+    """``python -m tests.hosts_real.npm_hosts``: install every pinned host CLI (or the
+    newest, with ``JEV_HOSTS_VERSIONS=latest``) into the cache; .ci/run calls it before
+    the tests so the suite's time is the hosts' time, not npm's."""
+    failed = 0
+    for host in PINNED:
+        try:
+            print(f"{host}: {host_program(host)}")
+        except BaseException as exc:  # pytest.skip/fail outcomes are BaseException
+            failed += 1
+            print(f"{host}: not installed ({exc})")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
