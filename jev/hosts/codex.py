@@ -13,6 +13,13 @@ Each line is ``{timestamp, type, payload}`` (hosts.md (Codex CLI)). Rules:
   the ``response_item`` user copy, which carries injected context (hosts.md
   §3.1). A ``<hook_prompt …>`` text is a Stop-hook continuation, never a request
   (hosts.md (Codex CLI)).
+* **Codex ≥ 0.169** (the real 0.169.0 CLI, hosts.md §0a [M]) writes no
+  ``user_message``/``agent_message`` events: ``event_msg`` ``item_completed``
+  carries ``item.type`` ``UserMessage`` (``content[].text``, the request),
+  ``AgentMessage`` (``content[].text`` of ``type: "Text"`` blocks, an answer) and
+  ``HookPrompt`` (``fragments[].text``, a Stop-hook continuation such as Jev's own
+  supplement, never a request); records gain an ``ordinal``. Both layouts are read;
+  a ``UserMessage`` repeating the ``user_message`` just read is not counted twice.
 * **Todo** = the latest ``response_item`` ``function_call`` ``update_plan`` in
   the turn: ``arguments`` is a JSON *string* ``{"explanation"?, "plan": [{"step",
   "status"}]}`` carrying the whole plan (hosts.md (Codex CLI)); ``step`` -> content. When
@@ -93,6 +100,31 @@ def parse_plan(arguments: Any) -> tuple[TodoItem, ...] | None:
     return tuple(items)
 
 
+def _item_text(item: dict[str, Any]) -> str:
+    """The text of a ``UserMessage``/``AgentMessage`` item: its ``content`` blocks'
+    ``text`` (``type`` ``text`` or ``Text``; other block types such as images are
+    left out), joined with no separator."""
+    content = item.get("content")
+    blocks = content if isinstance(content, list) else []
+    return "".join(
+        _str(_dict(b).get("text"))
+        for b in blocks
+        if _str(_dict(b).get("type")).lower() in ("text", "")
+    )
+
+
+def _item_user_text(payload: dict[str, Any]) -> str:
+    """The request text of an ``event_msg`` payload (``user_message`` or an
+    ``item_completed`` ``UserMessage``), else ``""``."""
+    ptype = payload.get("type")
+    if ptype == "user_message":
+        return _str(payload.get("message"))
+    item = _dict(payload.get("item"))
+    if ptype == "item_completed" and item.get("type") == "UserMessage":
+        return _item_text(item)
+    return ""
+
+
 @dataclass
 class _Acc:
     offset: int
@@ -138,6 +170,8 @@ class _Machine:
                         self.cur.last_agent = last
             elif ptype == "agent_message" and self.cur is not None:
                 self.cur.agent_message = _str(payload.get("message"))
+            elif ptype == "item_completed":
+                self._item(offset, rec, _dict(payload.get("item")))
         elif rec.get("type") == "response_item" and self.cur is not None:
             if ptype in ("function_call", "custom_tool_call", "local_shell_call"):
                 self.cur.final_last = False
@@ -156,6 +190,21 @@ class _Machine:
                 )
                 if text:
                     self.cur.assistant_item = text
+
+    def _item(self, offset: int, rec: dict[str, Any], item: dict[str, Any]) -> None:
+        """An ``item_completed`` item of Codex ≥ 0.169 (see the module docstring)."""
+        kind = item.get("type")
+        if kind == "UserMessage":
+            text = _item_text(item)
+            cur = self.cur
+            if cur is not None and not cur.closed and cur.request and cur.request[-1] == text:
+                return  # the same message as the user_message event just read
+            self._user(offset, rec, text)
+        elif kind == "AgentMessage" and self.cur is not None:
+            text = _item_text(item)
+            if text:
+                self.cur.agent_message = text
+        # HookPrompt: a Stop-hook continuation (Jev's supplement), never a request.
 
     def _user(self, offset: int, rec: dict[str, Any], text: str) -> None:
         if not text.strip() or text.lstrip().startswith("<hook_prompt"):
@@ -248,8 +297,8 @@ def read_current_turn(path: Path, stats: LineStats | None = None) -> Turn:
             collected.append((offset, rec))
             if ptype == "task_started":
                 break
-            if ptype == "user_message":
-                text = _str(payload.get("message"))
+            if ptype in ("user_message", "item_completed"):
+                text = _item_user_text(payload)
                 seen_user = seen_user or (
                     bool(text.strip()) and not text.lstrip().startswith("<hook_prompt")
                 )

@@ -12,6 +12,7 @@ from jev.domain import TodoItem
 from jev.errors import MaterialMissing
 from jev.hosts import codex
 from jev.hosts.transcript import read_current_turn, read_turns
+from tests.conftest import SHARED
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 REAL = FIXTURES / "real"
@@ -19,6 +20,10 @@ HAND = FIXTURES / "hand"
 OLD = REAL / "codex-0.58.0_AcidicSoil-codex-session-view_019a93b9.jsonl"
 NEW = REAL / "codex-0.104.0-alpha.1_madshn-localpush_019c8a59.jsonl"
 PLAN = HAND / "codex-plan.jsonl"
+#: The Codex >= 0.169 layout (item_completed UserMessage/AgentMessage/HookPrompt, ordinal).
+ITEMS = HAND / "codex-0169-items.jsonl"
+#: Written by the real Codex 0.169.0 against a scripted model (issue 19), when present.
+REAL_0169 = SHARED / "real" / "codex-0.169.0_scripted-model_blocked-turn.jsonl"
 
 
 def test_058_single_turn_plan_without_final_answer() -> None:
@@ -65,7 +70,65 @@ def test_hand_plan_rollout() -> None:
     assert t3.material is not None and t3.material.final_answer == "Two fixes so far."
 
 
-@pytest.mark.parametrize("path", [OLD, NEW, PLAN], ids=str)
+def test_0169_items_request_answer_and_hook_prompt() -> None:
+    t1, t2 = read_turns(ITEMS)
+    assert t1.key == "turn-169-a" and t1.status == "ready" and t1.material is not None
+    # UserMessage is the request (its response_item copy with context is not), said once
+    # although a user_message-like copy precedes it; a mid-turn UserMessage adjusts it;
+    # Jev's HookPrompt is never a request; the image block is left out.
+    assert t1.material.request == (
+        "Add the signup form and update the README.",
+        "Keep the old form's CSS.",
+    )
+    assert [i.status for i in t1.material.todos] == ["completed", "completed"]
+    # task_complete.last_agent_message is null: the last AgentMessage is the answer.
+    assert t1.material.final_answer == "Form added and README updated."
+    assert t2.status == "skipped" and t2.material is not None
+    assert t2.material.request == ("What does the form validate?",)
+
+
+def test_0169_backward_stops_at_the_turn(tmp_path: Path) -> None:
+    lines = ITEMS.read_text("utf-8").splitlines()[:12]  # turn 1 up to Jev's HookPrompt
+    path = tmp_path / "r.jsonl"
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    turn = read_current_turn(path)
+    assert turn.material is not None and turn.key == "turn-169-a"
+    assert turn.material.final_answer == "All done."
+    assert [i.status for i in turn.material.todos] == ["completed", "pending"]
+
+
+def test_0169_user_message_and_item_both_present_count_once(tmp_path: Path) -> None:
+    rows = [
+        {"type": "event_msg", "payload": {"type": "task_started", "turn_id": "t"}},
+        {"type": "event_msg", "payload": {"type": "user_message", "message": "Do X."}},
+        {
+            "type": "event_msg",
+            "payload": {
+                "type": "item_completed",
+                "item": {"type": "UserMessage", "content": [{"type": "text", "text": "Do X."}]},
+            },
+        },
+        {"type": "event_msg", "payload": {"type": "task_complete", "last_agent_message": "ok"}},
+    ]
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    (turn,) = read_turns(path)
+    assert turn.material is not None and turn.material.request == ("Do X.",)
+
+
+def test_0169_real_rollout_reads() -> None:
+    if not REAL_0169.is_file():
+        pytest.skip(f"{REAL_0169} is not there")
+    (turn,) = read_turns(REAL_0169)
+    assert turn.status == "ready" and turn.material is not None
+    assert turn.material.request == (
+        "Add the signup form, its tests, and update the README signup section.",
+    )
+    assert turn.material.todos[-1].status == "pending"
+    assert turn.material.final_answer == "All done: signup form and tests are finished."
+
+
+@pytest.mark.parametrize("path", [OLD, NEW, PLAN, ITEMS], ids=str)
 def test_backward_equals_forward(path: Path) -> None:
     assert read_current_turn(path) == dataclasses.replace(read_turns(path)[-1], number=0)
 
