@@ -56,6 +56,7 @@ from jev.store import Store, TurnKey, TurnRow
 from jev.texts import incomplete_notice
 
 if TYPE_CHECKING:
+    from jev.evidence.step import EvidenceInput
     from jev.judges import Judge
 
 __all__ = [
@@ -122,6 +123,11 @@ class Auditor:
         jev.errors.SettingsError: the profile file is invalid (from the first call).
         jev.errors.StoreError: the store cannot be opened.
     """
+
+    #: The evidence of the next audit (issue 21, :mod:`jev.evidence.step`): the turn's
+    #: runs and whether the user's checks may run. ``None``: no evidence step. The
+    #: caller sets it before :meth:`on_stop`/:meth:`audit` (the hook, ``jev audit``).
+    evidence: EvidenceInput | None = None
 
     def __init__(
         self,
@@ -374,7 +380,7 @@ class Auditor:
         key = self._key(session, turn)
         digest = material.digest()
         judge_time = settings.judge.timeout_s * (1 + settings.judge.technical_retries)
-        lease_s = judge_time + LEASE_MARGIN_S
+        lease_s = judge_time + LEASE_MARGIN_S + _checks_time(self.evidence, settings)
 
         reused: list[str | None] = [None]
 
@@ -417,7 +423,9 @@ class Auditor:
             return claimed
 
         judge, audit_settings = self._judge_for_turn(key, settings, reused[0], force=force)
-        outcome = run_audit(material, audit_settings, judge, sleep=self._sleep)
+        outcome = run_audit(
+            material, audit_settings, judge, sleep=self._sleep, evidence=self.evidence
+        )
         real_calls = 0 if reused[0] is not None else outcome.attempts
         reply = None
         if outcome.verdict is not None and outcome.raw_replies:
@@ -538,6 +546,13 @@ class Auditor:
         if not isinstance(result, Decision):  # pragma: no cover - programming error
             raise TypeError(f"turn transaction returned {type(result).__name__}")
         return replace(result, record_id=ids[-1]) if ids else result
+
+
+def _checks_time(evidence: EvidenceInput | None, settings: Settings) -> float:
+    """Seconds the user's checks may add to an audit (0 when they cannot run)."""
+    if evidence is None or not evidence.checks:
+        return 0.0
+    return settings.evidence.check_timeout_s * len(settings.evidence.checks)
 
 
 def _state_of(row: TurnRow | None) -> LoopState:

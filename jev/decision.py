@@ -72,7 +72,9 @@ def conclude(
     after, action = decide(before, outcome, settings.max_supplements, steer=steer)
     supplement = None
     if action.kind == "supplement" and outcome.verdict is not None:
-        supplement = supplement_text(outcome.verdict, action, outcome.language or "en")
+        supplement = supplement_text(
+            outcome.verdict, action, outcome.language or "en", outcome.evidence
+        )
     focus = outcome.verdict.focus if outcome.verdict is not None else None
     notice = notice_for(after, action, focus, settings, outcome=outcome) if with_notice else ""
     return Conclusion(after, action, supplement, notice)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from jev.attempts import SKIP_NO_TODO, Attempts, ask_until_verdict
@@ -24,6 +24,7 @@ from jev.positions import number
 from jev.render import check_budget, render_judge_input
 
 if TYPE_CHECKING:
+    from jev.evidence.step import EvidenceInput
     from jev.judges import Judge
 
 __all__ = ["SKIP_NO_TODO", "Prepared", "budget_refusal", "prepare", "run_audit"]
@@ -98,13 +99,32 @@ def budget_refusal(
 
 
 def _start(
-    material: Material, settings: Settings, judge: Judge, language: str | None
+    material: Material,
+    settings: Settings,
+    judge: Judge,
+    language: str | None,
+    evidence: EvidenceInput | None = None,
 ) -> tuple[Attempts, JudgeInput] | AuditOutcome:
-    """Steps 1–3: the gated or refused outcome, or the attempts ready for the judge."""
+    """Steps 1–3: the gated, evidence-decided or refused outcome, or the attempts ready
+    for the judge."""
     gated = _gate(material, settings, judge.info)
     if gated is not None:
         return gated
     prepared = prepare(material, settings, language=language)
+    if evidence is not None:
+        # lazy: the evidence step only when the caller passed the turn's runs or checks
+        from jev.evidence.step import before_judge
+
+        decided = before_judge(
+            prepared.numbering,
+            settings,
+            evidence,
+            language=prepared.language,
+            material_hash=material.digest(),
+            template_hash=prepared.judge_input.template_hash,
+        )
+        if decided is not None:
+            return replace(decided, input_chars=prepared.judge_input.chars)
     refused = budget_refusal(prepared, settings, judge.info)
     if refused is not None:
         return refused
@@ -127,6 +147,7 @@ def run_audit(
     *,
     language: str | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    evidence: EvidenceInput | None = None,
 ) -> AuditOutcome:
     """Run one audit attempt of a turn's material: steps 1–4 (design.md §2–§7).
 
@@ -137,6 +158,11 @@ def run_audit(
             ``settings.judge.technical_retries`` technical retries.
         language: overrides ``settings.language`` (``auto``/``en``/``zh``).
         sleep: called with the seconds to wait before a technical retry.
+        evidence: the turn's runs and whether checks may run (issue 21,
+            :mod:`jev.evidence.step`): a claim the turn's last matching run
+            contradicts is ``contradiction`` with no judge call; a ``complete``
+            verdict followed by a failed check is ``omission``. ``None``: no evidence
+            step.
 
     Returns:
         ``skipped`` (no Todo use), ``verdict`` (a normal audit) or ``incomplete``
@@ -144,8 +170,14 @@ def run_audit(
         for judge or budget problems; :class:`jev.errors.JevError` from rendering
         (e.g. a broken installation) propagates.
     """
-    started = _start(material, settings, judge, language)
+    started = _start(material, settings, judge, language, evidence)
     if isinstance(started, AuditOutcome):
         return started
     attempts, judge_input = started
-    return ask_until_verdict(attempts, lambda: judge.ask(judge_input, attempts.numbering), sleep)
+    outcome = ask_until_verdict(attempts, lambda: judge.ask(judge_input, attempts.numbering), sleep)
+    if evidence is None:
+        return outcome
+    # lazy: as in _start
+    from jev.evidence.step import after_judge
+
+    return after_judge(outcome, attempts.numbering, settings, evidence)

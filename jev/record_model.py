@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, Stri
 
 __all__ = [
     "ActionModel",
+    "EvidenceModel",
     "FocusModel",
     "InputNoteModel",
     "MaterialModel",
@@ -111,10 +112,21 @@ class InputNoteModel(BaseModel):
     where: StrictStr
 
 
+class EvidenceModel(BaseModel):
+    """What the evidence step saw when it decided the verdict (``EvidenceNote.to_json()``)."""
+
+    model_config = _CLOSED
+    kind: Literal["run", "check"]
+    rule: Annotated[StrictStr, Field(min_length=1)]
+    command: StrictStr
+    exit_code: StrictInt | None
+    quote: StrictStr
+
+
 class RecordModel(BaseModel):
     """One audit attempt of one turn, as exported (design.md §11, §14).
 
-    Every field but ``steer`` and ``input_notes`` must be present; absent values are
+    Every field but ``steer``, ``input_notes`` and ``evidence`` must be present; absent values are
     ``null``. The
     meaning of each field: :class:`jev.records.Record`.
     """
@@ -160,3 +172,5 @@ class RecordModel(BaseModel):
     steer: StrictBool = True
     #: Absent when Jev changed nothing in its input (design.md §11); never null.
     input_notes: list[InputNoteModel] = Field(default=None)  # type: ignore[arg-type]
+    #: Absent unless the evidence step decided the verdict (issue 21); never null.
+    evidence: EvidenceModel = Field(default=None)  # type: ignore[assignment]

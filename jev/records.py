@@ -128,6 +128,10 @@ class Record:
             ``{"kind", "count", "where"}`` objects (:class:`jev.domain.InputNote`;
             today lone surrogates replaced by U+FFFD, design.md §11). Exported only when
             there are some, so the digest of a record without any is unchanged.
+        evidence: when the evidence step decided the verdict (issue 21), what it saw:
+            ``{"kind", "rule", "command", "exit_code", "quote"}``
+            (:class:`jev.domain.EvidenceNote`; the judge is then ``evidence``).
+            Exported only when set.
     """
 
     created_at: str
@@ -165,6 +169,7 @@ class Record:
     language: str = ""
     steer: bool = True
     input_notes: Sequence[dict[str, Any]] = ()
+    evidence: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         # Accept any sequence of strings (e.g. a list) and keep an immutable tuple, so
@@ -214,6 +219,8 @@ class Record:
         }
         if self.input_notes:
             data["input_notes"] = [dict(n) for n in self.input_notes]
+        if self.evidence is not None:
+            data["evidence"] = dict(self.evidence)
         return data
 
     @classmethod
@@ -264,6 +271,7 @@ class Record:
             language=str(data.get("language") or ""),
             steer=bool(data.get("steer", True)),
             input_notes=tuple(dict(n) for n in data.get("input_notes") or ()),
+            evidence=_dict_or_none(data.get("evidence")),
         )
 
     def with_id(self, record_id: int | None) -> Record:
@@ -401,6 +409,7 @@ def build_record(
         language=outcome.language if outcome is not None else "",
         steer=steer,
         input_notes=tuple(n.to_json() for n in input_notes),
+        evidence=outcome.evidence.to_json() if outcome is not None and outcome.evidence else None,
     )
 
 

@@ -426,6 +426,27 @@ def _over_budget_outcome(record: Record, material: Material) -> AuditOutcome | N
     return budget_refusal(prepared, settings)
 
 
+def _with_evidence(
+    record: Record, outcome: AuditOutcome, numbering: Numbering, diffs: list[Difference]
+) -> AuditOutcome:
+    """The outcome of a verdict the evidence step decided (issue 21): the stored note
+    goes back on it (the supplement quotes it), and today's claim and outcome reading
+    must decide it again (:func:`jev.evidence.finding.recheck`)."""
+    # lazy: the evidence package only for records it decided
+    from jev.domain import EvidenceNote
+    from jev.evidence.finding import recheck
+
+    assert record.evidence is not None
+    try:
+        note = EvidenceNote.from_json(record.evidence)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReplayError(f"its evidence is not readable ({exc})") from None
+    why = recheck(note, numbering, str((record.focus or {}).get("id") or ""))
+    if why:
+        diffs.append(Difference("evidence", f"{note.rule}: {note.quote}", why))
+    return replace(outcome, evidence=note)
+
+
 def replay_record(record: Record) -> tuple[Difference, ...]:
     """Run one stored record through the current parsing, loop and supplement code and
     return every difference from what it stored (empty: the same). See the module
@@ -463,7 +484,10 @@ def replay_record(record: Record) -> tuple[Difference, ...]:
             return tuple(diffs)
         outcome = refused
     else:
-        outcome = outcome_from_replies(record, number(material), snapshot)
+        numbering = number(material)
+        outcome = outcome_from_replies(record, numbering, snapshot)
+        if record.evidence is not None:
+            outcome = _with_evidence(record, outcome, numbering, diffs)
 
     if outcome.status != "skipped":
         stored_status = record.status

@@ -24,7 +24,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from jev.domain import Position, Verdict
+    from jev.domain import EvidenceNote, Position, Verdict
     from jev.loop import Action, LoopState
 
 __all__ = [
@@ -109,7 +109,9 @@ def _focus_context(focus: Position | None) -> dict[str, Any]:
     }
 
 
-def supplement_text(verdict: Verdict, action: Action, language: str) -> str:
+def supplement_text(
+    verdict: Verdict, action: Action, language: str, evidence: EvidenceNote | None = None
+) -> str:
     """The supplement sent back into the turn for a problem verdict (design.md §8).
 
     It names itself an automatic completion-audit message (not the user) with its
@@ -125,6 +127,9 @@ def supplement_text(verdict: Verdict, action: Action, language: str) -> str:
         verdict: the problem verdict (``omission``, ``contradiction`` or ``unknown``).
         action: the :func:`jev.loop.decide` action of kind ``supplement``.
         language: ``en`` or ``zh``.
+        evidence: when the evidence step decided the verdict (issue 21): the
+            supplement also names the run's or check's command and exit code and
+            quotes its summary line or failing tail (bounded, a JSON string).
 
     Raises:
         ValueError: when the action is not a supplement, the verdict is not a problem
@@ -147,6 +152,10 @@ def supplement_text(verdict: Verdict, action: Action, language: str) -> str:
         focus_id=focus.id,
         status=focus.status,
         quote_json=quote_json(focus.text),
+        evidence=evidence.kind if evidence is not None else "",
+        command_json=quote_json(evidence.command) if evidence is not None else "",
+        exit_code=evidence.exit_code if evidence is not None else None,
+        evidence_json=quote_json(evidence.quote) if evidence is not None else "",
     )
 
 

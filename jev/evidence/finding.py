@@ -36,6 +36,7 @@ __all__ = [
     "focus_for_check",
     "last_run_of",
     "outcome_of",
+    "recheck",
     "reply_text",
 ]
 
@@ -117,6 +118,26 @@ def check_finding(numbering: Numbering, results: Sequence[CheckResult]) -> Findi
         note = EvidenceNote("check", rule, result.command, result.exit_code, failing_tail(result))
         return Finding("omission", focus_for_check(numbering), note)
     return None
+
+
+def recheck(note: EvidenceNote, numbering: Numbering, focus_id: str) -> str:
+    """Whether today's code decides a stored evidence verdict again (replay, design.md
+    §11): ``""`` when it does, else what differs. A ``run`` note is checked from what
+    the record keeps — the claim at ``focus_id``, the command and the quoted summary
+    line — since the whole output is never stored; a ``check`` note is not re-run."""
+    if note.kind != "run":
+        return ""
+    kind = note.rule.split("-", 1)[0]
+    if kind not in command_kinds(note.command):
+        return f"the command {note.command!r} is no longer read as a {kind} run"
+    if not any(c.kind == kind and c.position.id == focus_id for c in find_claims(numbering)):
+        return f"no {kind} claim is found at {focus_id} any more"
+    if admits_failure(numbering, kind):
+        return f"the report is now read as stating the {kind} failure itself"
+    outcome = read_outcome(Run(note.command, note.exit_code, note.quote), kind)
+    if outcome is None or outcome.passed:
+        return f"the quoted line {note.quote!r} is no longer read as a failed {kind} run"
+    return ""
 
 
 def reply_text(finding: Finding) -> str:
