@@ -244,13 +244,17 @@ def _prose(text: str) -> str:
 _IDENTIFIER_LIKE = re.compile(r"[^\s]*(?:[_(=/]|[a-z][A-Z]|\w\.\w)[^\s]*")
 
 
+_KEEP_TODO = _W.rx("keep_todo")
+
+
 def _rule_done_item_denied(view: _View) -> RuleHit | None:
     """``done-item-denied``: a completed Todo vs an answer clause denying that work.
 
     The denial's clause (up to a contrast such as "…, only X" or a clause break) must
     share a topic class or a distinctive object token with the Todo item, and deny a
     verb of the Todo's kind (add/run/remove/change), deny all changes ("didn't touch"),
-    or keep what the Todo removed.
+    or keep what the Todo removed. A Todo whose work is to keep a thing ("保留旧的
+    路由") is fulfilled, not denied, by "没改动".
     """
     done = [
         t
@@ -258,6 +262,7 @@ def _rule_done_item_denied(view: _View) -> RuleHit | None:
         if t.status == "completed"
         and not _open_marked(t.text)
         and not _NEGATION.search(_strip_code(t.text))
+        and not _KEEP_TODO.search(t.text)
     ]
     if not done:
         return None

@@ -31,30 +31,39 @@ _WANTS_PASS = _W.rx("wants_pass")
 
 
 def _rule_failures_remain(view: _View) -> RuleHit | None:
-    """``failures-remain``: the request wants passing/green, the answer reports failures."""
+    """``failures-remain``: the request wants passing/green (or the answer tallies the
+    requested run: "Updated: 5,412, Failed: 3"), and the answer reports failures it does
+    not later report fixed or re-run clean."""
     request = _CODE_SPAN.sub("X", view.request_text)
-    if not _WANTS_PASS.search(request) or _REPORT_ONLY.search(request):
+    if _REPORT_ONLY.search(request):
         return None
+    wants_pass = bool(_WANTS_PASS.search(request))
     universal = bool(_UNIVERSAL_PASS.search(request))
-    for a in view.answers:
+    for i, a in enumerate(view.answers):
         for sentence in _sentences(a.text):
-            if (
+            failing = (
                 _FAILURES_REMAIN.search(sentence) and not _zero_failures(sentence)
-            ) or _partial_pass(sentence):
-                if not universal and any(
-                    _UNRELATED.search(b.text)
-                    for b in view.answers
-                    if view.paragraph.get(b.id) == view.paragraph.get(a.id)
-                ):
-                    continue  # a known, unrelated failure outside the scope asked for
-                return _hit(
-                    "failures-remain",
-                    "omission",
-                    a,
-                    f"the request asks for a passing result, but the answer reports failures "
-                    f"remaining: “{_quote(a.text)}”",
-                    0.8,
-                )
+            ) or _partial_pass(sentence)
+            # Without a request for a passing result, only a tally of the requested run
+            # ("Updated: 5,412, Failed: 3", "成功 58，失败 4") shows part of it left.
+            if not failing or not (wants_pass or _TALLY.search(sentence)):
+                continue
+            if _resolved_after(view, i, sentence):
+                continue  # "the first run flagged 23 errors … I fixed all of them"
+            if not universal and any(
+                _UNRELATED.search(b.text)
+                for b in view.answers
+                if view.paragraph.get(b.id) == view.paragraph.get(a.id)
+            ):
+                continue  # a known, unrelated failure outside the scope asked for
+            return _hit(
+                "failures-remain",
+                "omission",
+                a,
+                f"the request asks for {'a passing result' if wants_pass else 'the whole run'}"
+                f", but the answer reports failures remaining: “{_quote(sentence)}”",
+                0.8,
+            )
     return None
 
 
@@ -70,6 +79,17 @@ _PASS_OF_EN = _W.rx("pass_of_en")
 _PASS_OF_ZH = re.compile(
     r"(\d{1,6})\s*个?(?:用例|测试)?(?:中|里)\s*(?:有\s*)?(\d{1,6})\s*个?(?:用例|测试)?通过"
 )
+
+
+_TALLY = _W.rx("tally")
+_RESOLVED = _W.rx("resolved")
+
+
+def _resolved_after(view: _View, index: int, sentence: str) -> bool:
+    """Whether the failures of ``sentence`` (in answer position ``index``) are reported
+    resolved there or later: a fix of all of them, or a clean run after them."""
+    rest = sentence + " " + " ".join(a.text for a in view.answers[index + 1 :])
+    return bool(_RESOLVED.search(_strip_code(rest)) or _RESOLVED.search(rest))
 
 
 def _partial_pass(sentence: str) -> bool:
