@@ -43,19 +43,20 @@ from pathlib import Path
 from typing import Any
 
 from jev import safejson
-from jev.domain import JudgeSettings, Settings
+from jev.domain import EvidenceSettings, JudgeSettings, Settings
 from jev.errors import SettingsError, UsageError
 from jev.files import STALE_LOCK_S, file_lock, write_atomic
 from jev.loop import MAX_SUPPLEMENTS_LIMIT
 from jev.paths import jev_home_str, profile_name_ok
 from jev.resources import data_file
 from jev.settings_check import check_document, parse_raw, validate_value
-from jev.settings_keys import BUILTIN_JUDGES, KEYS, KeySpec
+from jev.settings_keys import BUILTIN_JUDGES, KEYS, TABLES, KeySpec
 
 __all__ = [
     "BUILTIN_JUDGES",
     "KEYS",
     "MAX_SUPPLEMENTS_LIMIT",
+    "TABLES",
     "KeySpec",
     "ProfileInfo",
     "active_profile",
@@ -282,9 +283,10 @@ def _flatten(
     values are kept as written, so one broken key never blocks repairing another.
     """
     document = {k: v for k, v in data.items() if k not in replacing}
-    judge = document.get("judge")
-    if isinstance(judge, Mapping):
-        document["judge"] = {k: v for k, v in judge.items() if f"judge.{k}" not in replacing}
+    for table in TABLES:
+        sub = document.get(table)
+        if isinstance(sub, Mapping):
+            document[table] = {k: v for k, v in sub.items() if f"{table}.{k}" not in replacing}
     flat, problems = check_document(document, profile)
     for problem in problems:
         if problem.structural:
@@ -351,6 +353,11 @@ def _build(name: str, flat: Mapping[str, Any]) -> Settings:
             timeout_s=flat["judge.timeout_s"],
             temperature=flat["judge.temperature"],
             technical_retries=flat["judge.technical_retries"],
+        ),
+        evidence=EvidenceSettings(
+            transcript=flat["evidence.transcript"],
+            checks=tuple(flat["evidence.checks"]),
+            check_timeout_s=flat["evidence.check_timeout_s"],
         ),
     )
 
@@ -469,15 +476,15 @@ def _lock_timeout(lock: Path) -> SettingsError:
 
 def _to_document(flat: Mapping[str, Any]) -> dict[str, Any]:
     doc: dict[str, Any] = {}
-    judge: dict[str, Any] = {}
+    tables: dict[str, dict[str, Any]] = {t: {} for t in TABLES}
     for key in KEYS:  # stable order: the design table's
         if key in flat:
-            if key.startswith("judge."):
-                judge[key[6:]] = flat[key]
+            table, _, name = key.partition(".")
+            if name:
+                tables[table][name] = flat[key]
             else:
                 doc[key] = flat[key]
-    if judge:
-        doc["judge"] = judge
+    doc.update({t: sub for t, sub in tables.items() if sub})
     return doc
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from jev.settings_keys import KEYS, certainly_valid, parse_text, unknown_setting
+from jev.settings_keys import KEYS, TABLES, certainly_valid, parse_text, unknown_setting
 
 if TYPE_CHECKING:
     from jev.settings_model import Refusal
@@ -28,12 +28,12 @@ def _plain_flat(document: Mapping[str, Any]) -> dict[str, Any] | None:
     table, else ``None`` (the model then names what is wrong)."""
     flat: dict[str, Any] = {}
     for key, value in document.items():
-        if key == "judge" and isinstance(value, Mapping):
+        if key in TABLES and isinstance(value, Mapping):
             for sub, sub_value in value.items():
-                if f"judge.{sub}" not in KEYS:
+                if f"{key}.{sub}" not in KEYS:
                     return None
-                flat[f"judge.{sub}"] = sub_value
-        elif key in KEYS and not key.startswith("judge."):
+                flat[f"{key}.{sub}"] = sub_value
+        elif key in KEYS and "." not in key:
             flat[key] = value
         else:
             return None
@@ -66,9 +66,9 @@ def check_document(
     if flat is None:
         flat = {}
         for key, value in document.items():
-            if key == "judge" and isinstance(value, Mapping):
-                flat.update({f"judge.{k}": v for k, v in value.items() if f"judge.{k}" in KEYS})
-            elif key in KEYS and not key.startswith("judge."):
+            if key in TABLES and isinstance(value, Mapping):
+                flat.update({f"{key}.{k}": v for k, v in value.items() if f"{key}.{k}" in KEYS})
+            elif key in KEYS and "." not in key:
                 flat[key] = value
     return flat, problems
 

@@ -11,6 +11,7 @@ that fixes it.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -22,8 +23,12 @@ from jev.loop import MAX_SUPPLEMENTS_LIMIT
 __all__ = [
     "BUILTIN_JUDGES",
     "KEYS",
+    "MAX_CHECKS",
+    "MAX_CHECK_CHARS",
+    "TABLES",
     "KeySpec",
     "certainly_valid",
+    "commands_ok",
     "env_name_ok",
     "fix_hint",
     "looks_like_secret",
@@ -58,6 +63,9 @@ _KEY_PREFIXES = (
     "AIza",
 )
 _AWS_KEY_RE = re.compile(r"(?:AKIA|ASIA)[0-9A-Z]{16}")
+#: Most commands ``evidence.checks`` may hold, and characters per command.
+MAX_CHECKS = 20
+MAX_CHECK_CHARS = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +75,7 @@ class KeySpec:
     Attributes:
         key: dotted key as written on the command line (``judge.model``).
         kind: ``bool`` | ``int`` | ``number`` | ``choice`` | ``provider`` | ``str`` |
-            ``url`` | ``env-name``.
+            ``url`` | ``env-name`` | ``commands`` (a list of command strings).
         accepted: human description of the accepted values (used in messages).
         low / high: inclusive bounds for ``int``; for ``number`` ``low`` is exclusive
             when ``low_exclusive`` is set.
@@ -147,8 +155,33 @@ KEYS: dict[str, KeySpec] = {
             low=0,
             high=10,
         ),
+        KeySpec(
+            "evidence.transcript",
+            "bool",
+            "true or false (compare the report's claims with the turn's own runs)",
+            "true",
+        ),
+        KeySpec(
+            "evidence.checks",
+            "commands",
+            f"a JSON list of at most {MAX_CHECKS} commands, each non-empty text of at most "
+            f"{MAX_CHECK_CHARS} characters without NUL, e.g. "
+            '\'["python -m pytest -q", "ruff check ."]\' (run when an audit would end complete)',
+            "'[\"python -m pytest -q\"]'",
+        ),
+        KeySpec(
+            "evidence.check_timeout_s",
+            "number",
+            "a number of seconds > 0 and <= 3600 (per check)",
+            "120",
+            low=0,
+            high=3600,
+            low_exclusive=True,
+        ),
     )
 }
+#: Tables of a profile document and their keys' prefix (``[judge]``, ``[evidence]``).
+TABLES: tuple[str, ...] = ("judge", "evidence")
 
 
 def fix_hint(key: str, profile: str | None) -> str:
@@ -196,6 +229,20 @@ def env_name_ok(value: str) -> bool:
     return bool(_ENV_NAME_RE.fullmatch(value)) and not looks_like_secret(value)
 
 
+def commands_ok(value: object) -> bool:
+    """Whether ``value`` is an accepted ``evidence.checks`` list: at most
+    :data:`MAX_CHECKS` non-blank strings of at most :data:`MAX_CHECK_CHARS` characters,
+    none holding NUL."""
+    return (
+        type(value) is list
+        and len(value) <= MAX_CHECKS
+        and all(
+            type(c) is str and c.strip() and len(c) <= MAX_CHECK_CHARS and "\0" not in c
+            for c in value
+        )
+    )
+
+
 def certainly_valid(key: str, value: object) -> bool:
     """True only when ``value`` is certainly accepted for ``key`` (design.md §10).
 
@@ -209,6 +256,8 @@ def certainly_valid(key: str, value: object) -> bool:
     if spec is None:
         return False
     kind = type(value)
+    if spec.kind == "commands":
+        return commands_ok(value)
     if spec.kind == "bool":
         return kind is bool
     if spec.kind in ("int", "number"):
@@ -231,6 +280,18 @@ def certainly_valid(key: str, value: object) -> bool:
     if spec.kind == "env-name":
         return value == "" or env_name_ok(value)
     return True  # "str": any text
+
+
+def _commands_text(key: str, text: str, hint: str) -> object:
+    """A JSON list of command strings (``[]`` for none) from command-line text."""
+    try:
+        value = json.loads(text) if text else []
+    except ValueError:
+        raise SettingsError(
+            f"{key} = {text[:80]!r} is refused (not a JSON list): accepted is "
+            f"{KEYS[key].accepted}; {hint}."
+        ) from None
+    return value
 
 
 def parse_text(key: str, raw: str, *, profile: str | None = None, exact: bool = False) -> object:
@@ -292,6 +353,8 @@ def parse_text(key: str, raw: str, *, profile: str | None = None, exact: bool = 
                 f"{spec.accepted}; {hint}."
             )
         value = float(text) if "." in text else int(text)
+    elif spec.kind == "commands":
+        value = _commands_text(key, text, hint)
     elif spec.kind == "env-name":
         value = raw  # never stripped or echoed: the validation decides
     else:

@@ -45,6 +45,8 @@ from jev.errors import SettingsError
 from jev.settings_keys import (
     BUILTIN_JUDGES,
     KEYS,
+    TABLES,
+    commands_ok,
     env_name_ok,
     fix_hint,
     looks_like_secret,
@@ -52,7 +54,14 @@ from jev.settings_keys import (
     unknown_setting,
 )
 
-__all__ = ["JudgeModel", "ProfileModel", "Refusal", "refusals", "validate_value"]
+__all__ = [
+    "EvidenceModel",
+    "JudgeModel",
+    "ProfileModel",
+    "Refusal",
+    "refusals",
+    "validate_value",
+]
 
 # Query parameter names that carry a credential (case-insensitive, any separator).
 _SECRET_PARAM_RE = re.compile(
@@ -174,6 +183,31 @@ class JudgeModel(BaseModel):
     technical_retries: Annotated[int, _bounds("judge.technical_retries")] = 1
 
 
+def _checks(value: Any, info: ValidationInfo) -> Any:
+    key = "evidence.checks"
+    if commands_ok(value):
+        return value
+    raise _refuse(
+        refusal(key, value if type(value) is list else type(value).__name__, profile=_profile(info))
+    )
+
+
+_CheckTimeoutS = (
+    Annotated[StrictInt, _bounds("evidence.check_timeout_s")]
+    | Annotated[StrictFloat, _bounds("evidence.check_timeout_s")]
+)
+
+
+class EvidenceModel(BaseModel):
+    """The ``[evidence]`` table of a profile (issue 21)."""
+
+    model_config = _STRICT
+
+    transcript: bool = True
+    checks: Annotated[Any, AfterValidator(_checks)] = Field(default_factory=list)
+    check_timeout_s: _CheckTimeoutS = 120
+
+
 class ProfileModel(BaseModel):
     """One profile document, ``[judge]`` nested (design.md §10)."""
 
@@ -185,6 +219,7 @@ class ProfileModel(BaseModel):
     language: Literal["auto", "en", "zh"] = "auto"
     records_days: Annotated[int, _bounds("records_days")] = 30
     judge: JudgeModel = Field(default_factory=JudgeModel)
+    evidence: EvidenceModel = Field(default_factory=EvidenceModel)
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,8 +240,8 @@ class Refusal:
 
 
 def _dotted(loc: tuple[int | str, ...]) -> str:
-    if len(loc) >= 2 and loc[0] == "judge":
-        return f"judge.{loc[1]}"
+    if len(loc) >= 2 and loc[0] in TABLES:
+        return f"{loc[0]}.{loc[1]}"
     return str(loc[0]) if loc else ""
 
 
@@ -215,16 +250,18 @@ def _words(error: Mapping[str, Any], profile: str | None) -> Refusal:
     loc = tuple(error["loc"])
     kind, value = error["type"], error.get("input")
     if kind == "extra_forbidden":
-        if len(loc) >= 2 and loc[0] == "judge":
-            known = ", ".join(k[6:] for k in KEYS if k.startswith("judge."))
-            message = f"unknown key {loc[1]!r} in [judge]; known: {known}. Remove or rename it."
+        if len(loc) >= 2 and loc[0] in TABLES:
+            table = str(loc[0])
+            known = ", ".join(k[len(table) + 1 :] for k in KEYS if k.startswith(table + "."))
+            message = f"unknown key {loc[1]!r} in [{table}]; known: {known}. Remove or rename it."
             return Refusal(str(loc[1]), message, structural=True)
-        known = ", ".join(k for k in KEYS if not k.startswith("judge."))
-        message = f"unknown key {loc[0]!r}; known: {known}, [judge]. Remove or rename it."
+        known = ", ".join(k for k in KEYS if "." not in k)
+        tables = ", ".join(f"[{t}]" for t in TABLES)
+        message = f"unknown key {loc[0]!r}; known: {known}, {tables}. Remove or rename it."
         return Refusal(str(loc[0]), message, structural=True)
     key = _dotted(loc)
-    if key == "judge":
-        return Refusal(key, "'judge' must be a table ([judge]); fix or remove it.", True)
+    if key in TABLES:
+        return Refusal(key, f"'{key}' must be a table ([{key}]); fix or remove it.", True)
     spec = KEYS[key]
     if kind == _REFUSED:
         return Refusal(key, str(error["ctx"]["message"]))
@@ -274,8 +311,9 @@ def refusals(document: Mapping[str, Any], profile: str | None = None) -> list[Re
                 else:
                     wrong_type.discard(words.key)
         order = [str(k) for k in document]
-        judge = document.get("judge")
-        order += [f"judge.{k}" for k in judge] if isinstance(judge, Mapping) else []
+        for table in TABLES:
+            sub = document.get(table)
+            order += [f"{table}.{k}" for k in sub] if isinstance(sub, Mapping) else []
 
         def rank(r: Refusal) -> tuple[bool, int]:
             return (not r.structural, order.index(r.key) if r.key in order else len(order))

@@ -123,7 +123,7 @@ def _existing(args: argparse.Namespace) -> str:
 def _format_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, str):
+    if isinstance(value, str | list):
         return json.dumps(value, ensure_ascii=False)
     return repr(value)
 
@@ -139,22 +139,26 @@ def _show(profile: str | None, *, as_json: bool) -> None:
     flat = _flatten_json(effective.to_json())
     file_note = str(path) if path.exists() else f"{path} (not created yet)"
     rows: list[tuple[str, str] | None] = []
+    tables: list[str] = []
     for key in st.KEYS:
-        if key == "judge.provider":
-            rows.append(None)  # start of the [judge] table
-        short = key.split(".", 1)[1] if key.startswith("judge.") else key
+        table, _, short = key.rpartition(".")
+        if table and table not in tables:
+            tables.append(table)
+            rows.append(None)  # start of a table: [judge], [evidence]
         source = "profile file" if key in user else "default"
         rows.append((f"{short} = {_format_value(flat[key])}", source))
     width = max(len(r[0]) for r in rows if r is not None) + 2
     lines = [f"# profile: {name}", f"# file: {file_note}"]
+    heads = iter(tables)
     for row in rows:
-        lines += ["", "[judge]"] if row is None else [f"{row[0]:<{width}}# {row[1]}"]
+        lines += ["", f"[{next(heads)}]"] if row is None else [f"{row[0]:<{width}}# {row[1]}"]
     print("\n".join(lines))
 
 
 def _flatten_json(data: dict[str, Any]) -> dict[str, Any]:
-    flat = {k: v for k, v in data.items() if k != "judge"}
-    flat.update({f"judge.{k}": v for k, v in data["judge"].items()})
+    flat = {k: v for k, v in data.items() if k not in st.TABLES}
+    for table in st.TABLES:
+        flat.update({f"{table}.{k}": v for k, v in (data.get(table) or {}).items()})
     return flat
 
 

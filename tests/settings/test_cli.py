@@ -38,6 +38,7 @@ def test_set_then_show_from_new_processes(jev_home: Path) -> None:
         "language",
         "records_days",
         "judge",
+        "evidence",
     }
     assert data["judge"]["provider"] == "rules"
     # the default profile is untouched

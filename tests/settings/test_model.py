@@ -83,7 +83,10 @@ def test_model_defaults_are_the_shipped_defaults() -> None:
     assert sm.ProfileModel().model_dump() == shipped
     assert set(sm.ProfileModel.model_fields) | {
         f"judge.{k}" for k in sm.JudgeModel.model_fields
-    } == set(KEYS) | {"judge"}
+    } | {f"evidence.{k}" for k in sm.EvidenceModel.model_fields} == set(KEYS) | {
+        "judge",
+        "evidence",
+    }
 
 
 def test_model_bounds_are_the_key_table() -> None:

@@ -48,6 +48,12 @@ TABLE: dict[str, tuple[list[object], list[object]]] = {
     ),
     "judge.temperature": ([0, 0.0, 1.5, 2, 2.0], [-0.1, 2.1, True, "1", math.nan]),
     "judge.technical_retries": ([0, 1, 10], [-1, 11, 1.0, True, "1"]),
+    "evidence.transcript": ([True, False], [1, 0, "true", None]),
+    "evidence.checks": (
+        [[], ["python3 -m pytest -q"], ["ruff check .", "mypy jev"]],
+        ["pytest", [""], ["  "], [1], [None], ["a\0b"], ["x"] * 21, ["x" * 2001], None],
+    ),
+    "evidence.check_timeout_s": ([0.5, 1, 120, 3600.0], [0, -1, 3601, True, "60", math.nan]),
 }
 
 SECRETS = [
@@ -72,7 +78,8 @@ def test_accepted_values_round_trip_through_a_file(key: str, value: object) -> N
     reloaded = st.load_settings("web")
     assert saved == reloaded
     flat = reloaded.to_json()
-    got = flat["judge"][key[6:]] if key.startswith("judge.") else flat[key]
+    table, _, name = key.rpartition(".")
+    got = flat[table][name] if table else flat[key]
     assert got == value
     assert type(got) is type(value)
 
