@@ -123,6 +123,27 @@ FIELDS: tuple[Field, ...] = (
         "more",
     ),
     Field("records_days", "Keep records (days)", "1 … 3650.", "more"),
+    Field(
+        "evidence.transcript",
+        "Evidence from the turn's runs",
+        "Compare claims such as 'all tests pass' with the turn's own last test, build or "
+        "lint run; a disagreement is a contradiction, decided without a judge call.",
+        "more",
+        ("true", "false"),
+    ),
+    Field(
+        "evidence.checks",
+        "Checks on request",
+        'A JSON list of commands, e.g. ["python -m pytest -q"], run in the turn\'s folder '
+        "when an audit would end complete; a failing one is an omission. [] = none.",
+        "more",
+    ),
+    Field(
+        "evidence.check_timeout_s",
+        "Check timeout (seconds)",
+        "Per check, > 0 and at most 3600; the check's process group is killed then.",
+        "more",
+    ),
 )
 _FIELD_KEYS = tuple(f.key for f in FIELDS)
 
@@ -131,12 +152,15 @@ def value_text(value: object) -> str:
     """The text a form field shows for a stored value (``true``, ``3``, ``0.5``, ``deepseek``)."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return json.dumps(list(value), ensure_ascii=False)
     return str(value)
 
 
 def _flat(settings_json: dict[str, Any]) -> dict[str, Any]:
-    flat = {k: v for k, v in settings_json.items() if k != "judge"}
-    flat.update({f"judge.{k}": v for k, v in settings_json["judge"].items()})
+    flat = {k: v for k, v in settings_json.items() if k not in st.TABLES}
+    for table in st.TABLES:
+        flat.update({f"{table}.{k}": v for k, v in (settings_json.get(table) or {}).items()})
     return flat
 
 
