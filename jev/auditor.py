@@ -86,6 +86,8 @@ JUDGE_CALLS_KEY = "judge_calls"
 #: Key of the last valid judge reply of the turn, kept in the stored decision, so an
 #: identical re-stop reuses the verdict without a judge call and is still counted.
 REPLY_KEY = "judge_reply"
+#: Key of the identity of the host stop that got the turn's last block (issue 23).
+STOP_KEY = "stop"
 
 
 def judge_call_cap(settings: Settings) -> int:
@@ -150,6 +152,10 @@ class Auditor:
         self._store = store
         self._own_store = store is None
         self.host = host
+        #: ``None``: committed records are exported at once (:mod:`jev.telemetry`); a
+        #: list (the Stop hook sets one): they are collected here, for the caller to
+        #: export after its answer is delivered (issue 23).
+        self.unexported: list[Record] | None = None
         self.honour_enabled = honour_enabled
         self._sleep = sleep
         self._now = now
@@ -203,6 +209,7 @@ class Auditor:
         *,
         turn_number: int | None = None,
         notes: Sequence[InputNote] = (),
+        stop: str = "",
     ) -> Decision:
         """The turn is about to stop: audit it if due and decide what happens next.
 
@@ -215,6 +222,12 @@ class Auditor:
                 surrogates replaced by U+FFFD, :class:`jev.domain.InputNote`); kept in
                 the record's ``input_notes`` (design.md §11). Lone surrogates still in
                 ``material`` are replaced here and noted ("the material").
+            stop: the identity of this host stop ("" when unknown): a digest of the
+                hook's stdin and the transcript's size (:func:`jev.hosts.hook`). A
+                stop whose identity is that of the stop which got the turn's last
+                supplement is a duplicate invocation of it (a hook registered twice,
+                issue 23): it answers nothing (``busy``) and counts nothing, since
+                the first invocation delivers the block (design.md §8).
 
         Returns:
             A :class:`Decision`. Judge and budget failures come back as
@@ -225,7 +238,14 @@ class Auditor:
                 is unusable (hosts fail open on these).
         """
         return self._audit_turn(
-            session, turn, material, turn_number=turn_number, force=False, steer=True, notes=notes
+            session,
+            turn,
+            material,
+            turn_number=turn_number,
+            force=False,
+            steer=True,
+            notes=notes,
+            stop=stop,
         )
 
     def audit(
@@ -365,6 +385,7 @@ class Auditor:
         force: bool,
         steer: bool,
         notes: Sequence[InputNote] = (),
+        stop: str = "",
     ) -> Decision:
         settings = self.settings()
         material, replaced = material.scrubbed()
@@ -389,6 +410,10 @@ class Auditor:
             reused[0] = None
             state = _state_of(row)
             if row is not None and row.lease_until is not None and row.lease_until > now:
+                return None, [], Decision(action="busy", notice="", state=state)
+            if stop and row is not None and (row.decision or {}).get(STOP_KEY) == stop:
+                # A duplicate invocation of the stop that got the last block: it is
+                # delivered by that invocation; this one says nothing, counts nothing.
                 return None, [], Decision(action="busy", notice="", state=state)
             if (
                 not force
@@ -486,6 +511,8 @@ class Auditor:
             )
             if reply is not None and new_row.decision is not None:
                 new_row.decision[REPLY_KEY] = reply
+            if stop and new_row.decision is not None and decision.action == "supplement":
+                new_row.decision[STOP_KEY] = stop
             return new_row, [rec], decision
 
         decision = self._transact(key, finish, settings.records_days)
@@ -534,7 +561,9 @@ class Auditor:
         result, ids = self.store.update_turn_and_record(
             key, keep, now=self._now, records_days=records_days
         )
-        if ids:  # committed: export the audits (a no-op unless an OTLP endpoint is set)
+        if ids and self.unexported is not None:  # the hook exports after its answer
+            self.unexported.extend(written)
+        elif ids:  # committed: export the audits (a no-op unless an OTLP endpoint is set)
             # lazy: logging and the exporter only once records are committed (not --no-record)
             from jev.telemetry import export_records
 

@@ -27,9 +27,13 @@ Material text (request, final answer, the focus quote) is never exported unless
 ``telemetry.include_material = true``; without it the explanation is the focus id and
 kind (``R2 (request)``), with it the quote, cut to 200 characters.
 
-Cost bound: spans are batched and flushed once per process with
-``telemetry.flush_timeout_s`` (default 2 s) as the bound for the whole export; a dead or
-slow collector costs at most that and yields a one-line notice, never a failure.
+Cost bound: the spans are sent in one POST by :mod:`jev.otlp_send` (not the SDK's
+exporter, whose timeout bounds each socket read, not the call, and which reads the whole
+response body), with ``telemetry.flush_timeout_s`` (default 2 s) — or the time left of
+the hook's per-stop deadline, if shorter — as the hard bound for the whole export and
+64 KiB as the bound on what is read back; a dead, slow or endless collector costs at
+most that and yields a one-line notice, never a failure. A Stop hook exports after its
+answer is written (:mod:`jev.cli.hook_cmd`; issue 23).
 """
 
 from __future__ import annotations
@@ -61,13 +65,21 @@ def traces_url(config: TeamConfig) -> str:
     return endpoint + "/v1/traces"
 
 
-def export_records(records: Sequence[Record], config: TeamConfig | None = None) -> str:
+def export_records(
+    records: Sequence[Record], config: TeamConfig | None = None, seconds: float | None = None
+) -> str:
     """Export the audits among ``records`` as spans; return a notice ("" when all went
     well or no endpoint is configured). Never raises.
+
+    The whole export — spans built, encoded and posted (:func:`jev.otlp_send.post`) —
+    ends within ``telemetry.flush_timeout_s`` or ``seconds``, whichever is shorter,
+    and reads at most :data:`jev.otlp_send.MAX_REPLY_BYTES` of the collector's answer.
 
     Args:
         records: the records just written (skipped ones are not exported).
         config: the team settings; default :func:`jev.team.load_team_config`.
+        seconds: the time left of the caller's own deadline (the hook's per-stop
+            deadline, :mod:`jev.deadline`); ``None``: the flush bound alone.
     """
     audits = [r for r in records if r.status not in _SKIP_STATUSES]
     if not audits:
@@ -78,8 +90,11 @@ def export_records(records: Sequence[Record], config: TeamConfig | None = None) 
         return f"Jev: telemetry not exported: {exc}"
     if not config.otlp_endpoint:
         return ""
+    bound = config.flush_timeout_s if seconds is None else min(config.flush_timeout_s, seconds)
+    if bound <= 0:
+        return "Jev: telemetry not exported: the hook's time was used up by the audit."
     try:
-        return _export(audits, config)
+        return _export(audits, config, bound)
     except ImportError:
         return (
             "Jev: an OTLP endpoint is set but the OpenTelemetry packages are not installed; "
@@ -89,61 +104,59 @@ def export_records(records: Sequence[Record], config: TeamConfig | None = None) 
         return f"Jev: telemetry not exported ({type(exc).__name__}: {exc})."
 
 
-def _export(records: Sequence[Record], config: TeamConfig) -> str:
+def _export(records: Sequence[Record], config: TeamConfig, seconds: float) -> str:
     # lazy: OpenTelemetry is the optional [otel] extra, loaded only when an endpoint is set
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
     from opentelemetry.sdk.trace.export import (
-        BatchSpanProcessor,
+        SimpleSpanProcessor,
         SpanExporter,
         SpanExportResult,
     )
+
+    from jev.otlp_send import OtlpSendError, otlp_headers, post
 
     quiet = logging.getLogger("opentelemetry")  # our notice replaces their tracebacks
     if not quiet.handlers:
         quiet.addHandler(logging.NullHandler())
     quiet.propagate = False
 
-    class Recorder(SpanExporter):
-        """Forwards to the OTLP exporter and remembers whether every batch got through."""
+    class Keep(SpanExporter):
+        """Keeps the ended spans; they are sent by :func:`jev.otlp_send.post`."""
 
-        def __init__(self, inner: SpanExporter) -> None:
-            self.inner = inner
-            self.failed = False
-            self.sent = 0
+        def __init__(self) -> None:
+            self.spans: list[ReadableSpan] = []
 
         def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-            result = self.inner.export(spans)
-            if result == SpanExportResult.SUCCESS:
-                self.sent += len(spans)
-            else:
-                self.failed = True
-            return result
+            self.spans.extend(spans)
+            return SpanExportResult.SUCCESS
 
-        def shutdown(self) -> None:
-            self.inner.shutdown()
-
-    url = traces_url(config)
-    bound = config.flush_timeout_s
-    recorder = Recorder(OTLPSpanExporter(endpoint=url, timeout=bound))
+    keep = Keep()
     provider = TracerProvider(
         resource=Resource.create({"service.name": "jev", "service.version": __version__}),
         shutdown_on_exit=False,
     )
-    processor = BatchSpanProcessor(recorder, schedule_delay_millis=60_000)
-    provider.add_span_processor(processor)
+    provider.add_span_processor(SimpleSpanProcessor(keep))
     tracer = provider.get_tracer("jev", __version__)
     for record in records:
         _emit(tracer, record, config.include_material)
-    flushed = processor.force_flush(timeout_millis=int(bound * 1000))
-    if flushed and not recorder.failed and recorder.sent >= len(records):
-        return ""
-    return (
-        f"Jev: the audit span could not be sent to the OTLP collector at {url} within "
-        f"{bound:g} s; the audit itself is unaffected (check telemetry.otlp_endpoint / "
-        f"OTEL_EXPORTER_OTLP_ENDPOINT)."
-    )
+    url = traces_url(config)
+    body = encode_spans(keep.spans).SerializeToString()
+    headers = {
+        **otlp_headers(),
+        "Content-Type": "application/x-protobuf",
+        "User-Agent": f"jev/{__version__}",
+    }
+    try:
+        post(url, body, headers, seconds)
+    except OtlpSendError as exc:
+        return (
+            f"Jev: the audit span could not be sent to the OTLP collector at {url} within "
+            f"{seconds:g} s ({exc}); the audit itself is unaffected (check "
+            f"telemetry.otlp_endpoint / OTEL_EXPORTER_OTLP_ENDPOINT)."
+        )
+    return ""
 
 
 def _emit(tracer: Any, record: Record, include_material: bool) -> None:

@@ -55,14 +55,73 @@ def _parse(argv: list[str]) -> tuple[str, str | None]:
 MAX_STDIN_BYTES = 64 << 20
 
 
-def _read_stdin() -> str:
+#: Environment variable naming the encoding of a hook stdin that is not UTF-8 (a
+#: shell whose code page is not UTF-8 that cannot be changed), e.g. ``cp936``.
+ENCODING_ENV = "JEV_HOOK_ENCODING"
+
+
+def _read_stdin() -> tuple[str, str]:
+    """The hook stdin as text, and ``""`` or why it could not be read as text."""
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:  # no stdin at all (closed by the host)
-        return sys.stdin.read(MAX_STDIN_BYTES) if sys.stdin else ""
+        return (sys.stdin.read(MAX_STDIN_BYTES) if sys.stdin else ""), ""
     data: bytes = stream.read(MAX_STDIN_BYTES + 1)
     if len(data) > MAX_STDIN_BYTES:
-        return ""  # the full hook reports "empty stdin" and lets the stop through
-    return data.decode("utf-8", errors="replace")
+        return "", ""  # the full hook reports "empty stdin" and lets the stop through
+    return decode_stdin(data)
+
+
+def decode_stdin(data: bytes, environ: dict[str, str] | None = None) -> tuple[str, str]:
+    """Decode a hook stdin (issue 23 item 3): ``(text, problem)``.
+
+    Hosts write UTF-8. A stdin that is not UTF-8 (a GBK/cp936 payload from a Chinese
+    Windows shell) must never be judged as mojibake — an admission of unfinished
+    work read as garbage would let the turn pass. So, in order:
+
+    1. UTF-8 (a leading BOM dropped);
+    2. UTF-16/UTF-32 with their BOM;
+    3. the encoding named by :data:`ENCODING_ENV`, then, on Windows, the ANSI code
+       page (``locale.getpreferredencoding``) when it is not UTF-8 — each strictly;
+    4. else the text with U+FFFD for the bad bytes, and ``problem`` names the first
+       bad byte and what to do: the full hook then refuses the stop with a notice.
+
+    Never raises.
+    """
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff"), ""
+    except UnicodeDecodeError as exc:
+        bad = exc
+    for bom, codec in (
+        (b"\xff\xfe\x00\x00", "utf-32"),
+        (b"\x00\x00\xfe\xff", "utf-32"),
+        (b"\xff\xfe", "utf-16"),
+        (b"\xfe\xff", "utf-16"),
+    ):
+        if data.startswith(bom):
+            try:
+                return data.decode(codec), ""
+            except UnicodeDecodeError:
+                break
+    env = os.environ if environ is None else environ
+    codecs = [env.get(ENCODING_ENV, "").strip()]
+    if os.name == "nt":
+        # lazy: only for a stdin that is not UTF-8
+        import locale
+
+        codecs.append(locale.getpreferredencoding(False))
+    for codec in codecs:
+        if not codec or codec.lower().replace("-", "").replace("_", "") in ("utf8", "ascii"):
+            continue
+        try:
+            return data.decode(codec), ""
+        except (UnicodeDecodeError, LookupError):
+            continue
+    problem = (
+        f"the hook's input is not UTF-8 (byte 0x{data[bad.start]:02x} at offset {bad.start}), "
+        "so its text cannot be read reliably; set the shell or host to UTF-8 (Windows: "
+        f"chcp 65001), or name the input's encoding in {ENCODING_ENV} (e.g. cp936)"
+    )
+    return data.decode("utf-8", errors="replace"), problem
 
 
 def main(argv: list[str]) -> int:
@@ -101,9 +160,9 @@ def main(argv: list[str]) -> int:
 
 def _run(name: str, profile: str | None) -> int:
     try:
-        text = _read_stdin()
+        text, refused = _read_stdin()
     except (OSError, ValueError, MemoryError):
-        text = ""
+        text, refused = "", ""
     # lazy: the hook's fast path: nothing beyond os/sys before an audit is due
     from jev.hosts.registry import resolve_hook
 
@@ -114,10 +173,7 @@ def _run(name: str, profile: str | None) -> int:
 
         if quick_skip(host, text, profile):
             return 0  # certainly nothing to do (see jev.hosts.fastpath)
-        # lazy: the hook's fast path: nothing beyond os/sys before an audit is due
-        from jev.hosts.hook import run_stop_hook
-
-        result = run_stop_hook(host, text, profile=profile)
+        return _run_stop(host, text, profile, refused)
     else:
         # lazy: the hook's fast path: nothing beyond os/sys before an audit is due
         from jev.hosts.hook import run_session_start_hook
@@ -142,6 +198,96 @@ def _run(name: str, profile: str | None) -> int:
             _write_utf8(sys.stderr, result.stderr)
     _silence_broken_streams()
     return result.exit_code
+
+
+def _run_stop(host: str, text: str, profile: str | None, refused: str = "") -> int:
+    """The full Stop hook under one deadline (:mod:`jev.deadline`; issue 23 item 1).
+
+    A watchdog thread writes the answer offered so far (the counted block, or a notice)
+    and ends the process with exit 0 when the deadline passes first; otherwise the
+    answer is written here, and only then are the audit's records exported to an OTLP
+    collector (bounded by the time left), so a slow collector never delays or loses
+    the block.
+    """
+    # lazy: the hook's fast path: nothing beyond os/sys before an audit is due
+    import threading
+    import time
+    from dataclasses import replace
+
+    from jev import deadline
+    from jev.hosts.hook import report_undelivered, run_stop_hook
+
+    deadline.begin()
+    out_lock = threading.Lock()
+    delivered: list[bool] = []
+
+    def watchdog() -> None:
+        while True:
+            left = deadline.seconds()
+            if left is None or left <= 0:
+                break
+            time.sleep(min(left, 0.5))
+        if not out_lock.acquire(timeout=1.0) or delivered:
+            return  # the main thread is writing the answer right now, or has
+        stdout = deadline.offered()
+        try:
+            if stdout:
+                os.write(1, stdout.encode("utf-8"))
+            _log_deadline(host, stdout)
+        finally:
+            os._exit(0)
+
+    guard = threading.Thread(target=watchdog, name="jev-deadline", daemon=True)
+    guard.start()
+    result = run_stop_hook(host, text, profile=profile, refused=refused)
+    with out_lock:
+        delivered.append(True)
+        if result.stdout:
+            try:
+                _write_utf8(sys.stdout, result.stdout)
+            except Exception as exc:  # the host is gone or the pipe is closed
+                extra = report_undelivered(result, exc)
+                result = replace(result, stderr=result.stderr + extra)
+    stderr = result.stderr
+    if result.exports:
+        # lazy: the exporter only when records were committed
+        from jev.telemetry import export_records
+
+        left = deadline.seconds()
+        notice = export_records(result.exports, seconds=None if left is None else left)
+        if notice:
+            stderr += notice + "\n"
+    if stderr:
+        # lazy: the hook's fast path: nothing beyond os/sys before an audit is due
+        import contextlib
+
+        with contextlib.suppress(Exception):  # nowhere left to say it
+            _write_utf8(sys.stderr, stderr)
+    _silence_broken_streams()
+    return result.exit_code
+
+
+def _log_deadline(host: str, stdout: str) -> None:
+    """Record in ``hook-errors.jsonl`` that the stop passed its deadline (never raises)."""
+    try:
+        from jev.errors import JevError
+        from jev.hosts.hook import log_failure
+
+        what = "the answer decided so far was written" if stdout else "nothing was written"
+        log_failure(
+            host,
+            "",
+            JevError(
+                "the stop passed its deadline before the hook finished (a judge, the store "
+                "or the telemetry collector did not answer in time); "
+                + what
+                + " (the counted supplement, when one was decided); if the store was "
+                "committing a supplement at that moment, it may be counted without being "
+                "delivered"
+            ),
+        )
+    except BaseException:  # the deadline passed: nothing may delay the exit
+        return
 
 
 def _silence_broken_streams() -> None:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jev import deadline
 from jev.domain import InputNote, merge_notes, notes_sentence
 from jev.errors import JevError, MaterialMissing, StoreDamaged
 from jev.hosts.base import HookAnswer, HookInput, HookInputError, load_object
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     from jev.auditor import Auditor, Decision
     from jev.domain import Material, Settings
     from jev.hosts.base import HostAdapter
+    from jev.records import Record
     from jev.store import Store
 
 __all__ = [
@@ -85,6 +87,9 @@ class HookResult:
     session: str = ""
     turn: str = ""
     profile: str | None = None
+    #: Records committed by this stop, to export after the answer is written
+    #: (:func:`jev.telemetry.export_records`; issue 23).
+    exports: tuple[Record, ...] = ()
 
     @property
     def steers(self) -> bool:
@@ -296,6 +301,14 @@ def _default_auditor(profile: str | None, host: str) -> Auditor:
     # lazy: a stop that is not audited never loads the orchestrator (judges, templates)
     from jev.auditor import Auditor
 
+    installer = host_adapter(host).installer
+    cap = installer.block_cap if installer is not None else None
+    if cap is not None:
+        settings = load_settings(profile)
+        if settings.max_supplements > cap:
+            # The host delivers at most `cap` blocks in a turn: a supplement past it
+            # would be counted and never delivered (design.md §8). Doctor warns.
+            return Auditor(settings=replace(settings, max_supplements=cap), host=host)
     return Auditor(profile=profile, host=host)
 
 
@@ -313,16 +326,17 @@ def _stop(
     profile: str | None,
     make_auditor: AuditorFactory,
     notes: Sequence[InputNote] = (),
-) -> tuple[HookAnswer, Decision | None, str, tuple[str, str | None]]:
-    where: list[Any] = ["", None]
+    stop: str = "",
+) -> tuple[HookAnswer, Decision | None, str, tuple[str, str | None, tuple[Record, ...]]]:
+    where: list[Any] = ["", None, []]
     index = SessionIndex()
     try:
         answer, decision, skipped = _stop_inner(
-            hook, adapter, profile, make_auditor, where, index, notes
+            hook, adapter, profile, make_auditor, where, index, notes, stop
         )
     finally:
         index.close()
-    return answer, decision, skipped, (str(where[0] or ""), where[1])
+    return answer, decision, skipped, (str(where[0] or ""), where[1], tuple(where[2]))
 
 
 def _stop_inner(
@@ -333,12 +347,14 @@ def _stop_inner(
     where: list[Any],
     index: SessionIndex,
     stdin_notes: Sequence[InputNote] = (),
+    stop: str = "",
 ) -> tuple[HookAnswer, Decision | None, str]:
     if not hook.is_stop or hook.is_subagent:
         return HookAnswer(), None, "not a root-agent stop"
     settings: Settings = load_settings(profile)
     if not settings.enabled:
         return HookAnswer(), None, f"profile {settings.profile} is disabled"
+    _limit_deadline(settings)
     index.secret_env = tuple(n for n in (settings.judge.api_key_env,) if n)
     if hook.permission_mode == "plan":
         return HookAnswer(), None, "plan mode"
@@ -380,27 +396,57 @@ def _stop_inner(
     if adapter.remember_material:
         fields["material"] = material.to_json()
     index.update(session, **fields)
-    where[:] = [turn_key, settings.profile]
+    where[:] = [turn_key, settings.profile, []]
     notes = merge_notes(stdin_notes, turn.notes)
     auditor = make_auditor(settings.profile, hook.host)
+    auditor.unexported = where[2]  # exported after the answer is written (issue 23)
     try:
         decision = auditor.on_stop(
-            session, turn_key, material, turn_number=turn.number or None, notes=notes
+            session, turn_key, material, turn_number=turn.number or None, notes=notes, stop=stop
         )
     finally:
         auditor.close()
     answer = with_notes(answer_for(decision), notes, decision)
     if answer.steer is not None:
+        # Counted: from here on the block must reach the host (design.md §8), also
+        # when the deadline passes first (the watchdog writes what is offered).
+        deadline.offer(adapter.render(answer, hook)[0])
         sent = [s for s in entry.get("steers") or () if isinstance(s, dict)][-(MAX_STEERS - 1) :]
         sent.append(
             {"text": _norm(answer.steer), "turn": turn_key, "request": list(material.request)}
         )
-        index.update(session, last_steer=answer.steer, steers=sent)
+        try:
+            index.update(session, last_steer=answer.steer, steers=sent)
+        except Exception as exc:  # the block is counted: it is delivered all the same
+            log_failure(hook.host, session, exc)
     return answer, decision, ""
 
 
 #: Supplements remembered per session to recognise one coming back as a user message.
 MAX_STEERS = 8
+
+
+def _limit_deadline(settings: Settings) -> None:
+    """Size the stop's deadline (:mod:`jev.deadline`) to the host's hook timeout for
+    this profile's judge settings, as ``jev install`` writes it (issue 23)."""
+    from jev.attempts import MAX_RETRY_WAIT_S
+    from jev.hosts.install import TIMEOUT_MARGIN_S
+
+    judge = settings.judge
+    retries = max(0, judge.technical_retries)
+    deadline.limit(
+        deadline.hook_seconds(judge.timeout_s, retries, MAX_RETRY_WAIT_S, TIMEOUT_MARGIN_S)
+    )
+
+
+def timeout_notice() -> str:
+    """The notice the watchdog (:mod:`jev.cli.hook_cmd`) gives when a stop passes its
+    deadline before an answer was decided."""
+    return (
+        "Jev: the completion audit did not finish within the hook's time (a judge, the "
+        "store or the telemetry collector did not answer in time); the turn stops as "
+        "usual. Details in hook-errors.jsonl under the Jev home folder."
+    )
 
 
 def _norm(text: str) -> str:
@@ -425,12 +471,33 @@ def _continuation_of(
     return None
 
 
+def stop_identity(stdin_text: str, transcript_path: str | None) -> str:
+    """The identity of one host stop (issue 23): a digest of the hook's stdin and the
+    transcript's size and modification time (``""`` parts when there is none).
+
+    Two invocations of the same stop (a hook registered twice, at user and project
+    scope) see the same stdin and the same transcript, so they share it; a re-stop
+    after a block does not (the host adds its feedback to the transcript, sets
+    ``stop_hook_active`` or a loop count). Never raises.
+    """
+    import hashlib  # lazy: only a stop that is audited needs it
+
+    size = ""
+    if transcript_path:
+        with contextlib.suppress(OSError, ValueError):
+            st = os.stat(transcript_path)
+            size = f"{st.st_size}:{st.st_mtime_ns}"
+    data = f"{size}\n{stdin_text}".encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest()[:32]
+
+
 def run_stop_hook(
     host: str,
     stdin_text: str,
     *,
     profile: str | None = None,
     make_auditor: AuditorFactory = _default_auditor,
+    refused: str = "",
 ) -> HookResult:
     """Run one stop hook of ``host`` on its stdin text; never raises (fail open).
 
@@ -439,6 +506,10 @@ def run_stop_hook(
         stdin_text: the hook JSON the host wrote to stdin.
         profile: ``--profile`` of the hook command (``None``: ``JEV_PROFILE``/default).
         make_auditor: builds the auditor from ``(profile, host)`` (tests pass their own).
+        refused: why the stdin's text cannot be trusted ("" when it can): a stdin that
+            is not UTF-8 (:func:`jev.cli.hook_cmd.decode_stdin`). A root stop of an
+            enabled profile is then not audited — its text would be mojibake — and
+            answers with a notice saying so (issue 23).
 
     Returns:
         A :class:`HookResult` whose ``exit_code`` is 0.
@@ -457,8 +528,12 @@ def run_stop_hook(
         )
         return HookResult(stdout, stderr, 0, skipped="bad stdin")
     try:
+        if refused:
+            return _refuse(hook, adapter, profile, refused)
+        deadline.offer(adapter.render(HookAnswer(notice=timeout_notice()), hook)[0])
         session = _session_of(hook)
-        answer, decision, skipped, where = _stop(hook, adapter, profile, make_auditor, notes)
+        stop = stop_identity(stdin_text, hook.transcript_path)
+        answer, decision, skipped, where = _stop(hook, adapter, profile, make_auditor, notes, stop)
         stdout, stderr = adapter.render(answer, hook)
         return HookResult(
             stdout,
@@ -470,6 +545,7 @@ def run_stop_hook(
             session=session,
             turn=where[0],
             profile=where[1],
+            exports=where[2],
         )
     except Exception as exc:  # fail open: never a traceback, never a blocked turn
         logged = log_failure(host, session, exc)
@@ -480,6 +556,19 @@ def run_stop_hook(
         if os.environ.get("JEV_DEBUG"):
             logged += traceback.format_exc()
         return HookResult(stdout, stderr + logged, 0, skipped="error")
+
+
+def _refuse(hook: HookInput, adapter: HostAdapter, profile: str | None, why: str) -> HookResult:
+    """A stop whose stdin text cannot be trusted: a notice for a root stop of an
+    enabled profile, nothing otherwise; no audit either way."""
+    if not hook.is_stop or hook.is_subagent:
+        return HookResult("", skipped="not a root-agent stop")
+    settings = load_settings(profile)
+    if not settings.enabled:
+        return HookResult("", skipped=f"profile {settings.profile} is disabled")
+    notice = f"Jev: {why}; the completion audit did not run."
+    stdout, stderr = adapter.render(HookAnswer(notice=notice), hook)
+    return HookResult(stdout, stderr, 0, skipped="stdin not UTF-8", host=hook.host)
 
 
 def report_undelivered(
@@ -524,6 +613,11 @@ def run_session_start_hook(stdin_text: str, *, host: str, profile: str | None = 
             return HookResult("", skipped=f"profile {settings.profile} is disabled")
 
         language = settings.language if settings.language in ("en", "zh") else "en"
-        return HookResult(adapter.render_session_start(system_prompt_section(language)))
+        # An adapter may name its host's Todo tools and the query that loads them
+        # (``todo_hint() -> (tools, load)``; Claude Code's are deferred, hosts.md).
+        hint = getattr(adapter, "todo_hint", None)
+        tools, load = hint() if callable(hint) else ("", "")
+        context = system_prompt_section(language, str(tools), str(load))
+        return HookResult(adapter.render_session_start(context))
     except Exception as exc:
         return HookResult("", log_failure(host, "", exc), skipped="error")

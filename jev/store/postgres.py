@@ -14,6 +14,13 @@ only when a ``postgresql://`` store URL is opened, never on the hook's no-audit 
   COMMITTED; claiming a turn takes a transaction-scoped advisory lock on the turn's
   key (``pg_advisory_xact_lock``) before reading it, so two machines can never both
   spend one turn's supplement budget, while different turns proceed in parallel.
+* Bounds (issue 23): the session sets ``statement_timeout``, ``lock_timeout`` and
+  ``idle_in_transaction_session_timeout`` (:data:`STATEMENT_TIMEOUT_S`, cut to the
+  time left of the hook's deadline, :mod:`jev.deadline`), and every round trip has a
+  client-side socket deadline as well: a timer shuts the connection's socket down
+  when the server has not answered in that time — the server-side timeouts cannot
+  fire on a server that is frozen (``SIGSTOP``, a stalled VM) while the kernel still
+  acknowledges the packets. The statement then fails as a :class:`StoreError`.
 * Failures: every :class:`psycopg.Error` becomes a :class:`jev.errors.StoreError`
   naming the server (without password) and what to do; a broken connection is
   reopened on the next transaction.
@@ -22,19 +29,28 @@ only when a ``postgresql://`` store URL is opened, never on the hook's no-audit 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
-from collections.abc import Callable, Sequence
-from contextlib import suppress
+import socket
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from typing import Any
 
+from jev import deadline
 from jev.errors import StoreError
 from jev.store.backend import Backend
 from jev.store.migrations import SqlCursor
 
-__all__ = ["CONNECT_TIMEOUT_S", "PostgresBackend", "redacted_url"]
+__all__ = ["CONNECT_TIMEOUT_S", "STATEMENT_TIMEOUT_S", "PostgresBackend", "redacted_url"]
 
 #: Seconds a connection attempt may take unless the URL sets ``connect_timeout``.
 CONNECT_TIMEOUT_S = 5
+#: Seconds one statement (or one wait for a lock, or one round trip to the server)
+#: may take; cut to the time left of the hook's deadline (:func:`jev.deadline.left`).
+STATEMENT_TIMEOUT_S = 10.0
+#: Seconds a transaction may stay idle on the server before it is ended.
+IDLE_IN_TRANSACTION_S = 30
 _MIGRATE_LOCK = "jev:migrate"
 _DDL = (
     (re.compile(r"\bINTEGER PRIMARY KEY AUTOINCREMENT\b", re.I), "BIGSERIAL PRIMARY KEY"),
@@ -114,6 +130,7 @@ class PostgresBackend(Backend):
         self._psycopg = psycopg
         self.errors = (psycopg.Error,)
         self._conn: Any = None
+        self._cut_after: float | None = None
         try:
             self._connect()
             self._migrate(migrations)
@@ -125,12 +142,51 @@ class PostgresBackend(Backend):
             raise
 
     def _connect(self) -> None:
+        self._cut_after = None
         kwargs: dict[str, Any] = {"autocommit": True}
         if "connect_timeout" not in self._url:
             kwargs["connect_timeout"] = CONNECT_TIMEOUT_S
         if self._password is not None:
             kwargs["password"] = self._password
+        if deadline.seconds() is not None:
+            wait = int(deadline.left(float(CONNECT_TIMEOUT_S), floor=1.0) + 0.999)
+            kwargs["connect_timeout"] = min(int(kwargs.get("connect_timeout", wait)), wait)
         self._conn = self._psycopg.connect(self._url, **kwargs)
+        ms = int(deadline.left(STATEMENT_TIMEOUT_S, floor=0.5) * 1000)
+        with self._bounded():
+            self._conn.execute(
+                f"SET statement_timeout = {ms}; SET lock_timeout = {ms}; "
+                f"SET idle_in_transaction_session_timeout = {IDLE_IN_TRANSACTION_S * 1000}"
+            )
+
+    @contextmanager
+    def _bounded(self) -> Iterator[None]:
+        """One round trip with a client-side deadline: when the server has not
+        answered within :data:`STATEMENT_TIMEOUT_S` (or the time left of the hook's
+        deadline), the connection's socket is shut down, which wakes the waiting
+        driver with an error (:meth:`describe` then says the server did not answer)."""
+        seconds = deadline.left(STATEMENT_TIMEOUT_S, floor=0.5)
+        conn = self._conn
+        timer = threading.Timer(seconds, self._cut, (conn, seconds))
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            timer.cancel()
+
+    def _cut(self, conn: Any, seconds: float) -> None:
+        """Shut down ``conn``'s socket (from the timer thread); never raises."""
+        try:
+            fd = os.dup(conn.pgconn.socket)
+        except Exception:
+            return
+        self._cut_after = seconds
+        try:
+            with socket.socket(fileno=fd) as sock:
+                sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
     def _migrate(self, migrations: Sequence[Callable[[Any], None]]) -> None:
         known = len(migrations)
@@ -181,7 +237,9 @@ class PostgresBackend(Backend):
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> SqlCursor:
         """Run one statement (translated to PostgreSQL) and return its cursor."""
-        cursor: SqlCursor = self._connection().execute(_translate(sql), tuple(params))
+        conn = self._connection()
+        with self._bounded():
+            cursor: SqlCursor = conn.execute(_translate(sql), tuple(params))
         return cursor
 
     def insert(self, sql: str, params: Sequence[Any]) -> int:
@@ -196,21 +254,23 @@ class PostgresBackend(Backend):
             with suppress(Exception):
                 conn.close()
             self._connect()
-        self._connection().execute("BEGIN")
+        self.execute("BEGIN")
 
     def commit(self) -> None:
         """``COMMIT``."""
-        self._connection().execute("COMMIT")
+        self.execute("COMMIT")
 
     def rollback(self) -> None:
         """``ROLLBACK``, ignoring errors (a dead connection has nothing to undo)."""
-        if self._conn is not None and not self._conn.closed:
-            with suppress(Exception):
+        if self._conn is not None and not self._conn.closed and not self._conn.broken:
+            with suppress(Exception), self._bounded():
                 self._conn.execute("ROLLBACK")
 
     def lock(self, name: str) -> None:
         """``pg_advisory_xact_lock`` on ``name``'s 64-bit key until the transaction ends."""
-        self._connection().execute("SELECT pg_advisory_xact_lock(%s)", (lock_id(name),))
+        conn = self._connection()
+        with self._bounded():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_id(name),))
 
     def schema_version(self) -> int:
         """The ``jev_schema`` table's version."""
@@ -221,6 +281,13 @@ class PostgresBackend(Backend):
         text = " ".join(str(exc).split()) or type(exc).__name__
         where = self.location
         low = text.lower()
+        if self._cut_after is not None:
+            return (
+                f"the Jev database {where} did not answer within {self._cut_after:.3g} s "
+                f"while {action} (the server is stalled or overloaded; {text}); this stop's "
+                f"transaction was abandoned; check the server, or unset JEV_STORE_URL / "
+                f"store.url to use the local SQLite file."
+            )
         if "password" in low or "authentication" in low or "role" in low:
             return (
                 f"the PostgreSQL server refused Jev's login to {where} while {action} "

@@ -15,6 +15,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+from jev import deadline
 from jev.errors import StoreDamaged, StoreError
 from jev.files import move_aside
 from jev.store.backend import Backend
@@ -158,8 +159,13 @@ class SqliteBackend(Backend):
         return int(cur.lastrowid)
 
     def begin(self) -> None:
-        """``BEGIN IMMEDIATE``: take the database's write lock now."""
-        self._connection().execute("BEGIN IMMEDIATE")
+        """``BEGIN IMMEDIATE``: take the database's write lock now, waiting for it at
+        most :data:`BUSY_TIMEOUT_S` or the time left of the hook's deadline
+        (:func:`jev.deadline.left`; issue 23)."""
+        conn = self._connection()
+        if deadline.seconds() is not None:
+            conn.execute(f"PRAGMA busy_timeout = {int(deadline.left(BUSY_TIMEOUT_S) * 1000)}")
+        conn.execute("BEGIN IMMEDIATE")
 
     def commit(self) -> None:
         """``COMMIT``."""
