@@ -14,9 +14,11 @@ is ``reply-malformed``. Then, in this order:
 1. the object is validated against ``schemas/judge-reply.schema.json`` (draft
    2020-12) after the assessment is normalised (surrounding whitespace stripped,
    lower-cased: ``"Complete"`` is accepted as ``complete``; ``"needs_user"`` or
-   ``"done"`` are not). Missing keys, wrong types or a confidence outside 0…1 are
-   ``reply-schema``; an assessment string outside the five is ``unknown-assessment``.
-   Extra keys are allowed and ignored; ``"confidence": null`` means not given.
+   ``"done"`` are not). Missing keys or wrong types are ``reply-schema``; an
+   assessment string outside the five is ``unknown-assessment``. Extra keys are
+   allowed and ignored; ``"confidence": null`` means not given. A ``confidence`` that
+   is not a number in 0…1 (``1e15``, sixty digits, ``"high"``, ``true``) is dropped as
+   not given: a bad diagnostic field never costs a verdict (issue 20 item 3).
 2. the focus id is normalised (whitespace stripped; ``r2`` → ``R2``, ``NONE`` →
    ``none``) and must name a position Jev generated (``unknown-focus``);
 3. the focus must fit the assessment (``focus-mismatch``): ``omission``,
@@ -179,6 +181,20 @@ def _check_fit(assessment: str, focus: Position, text: str) -> None:
         )
 
 
+def _drop_bad_confidence(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` without its ``confidence`` when that is not a finite number in 0…1."""
+    value = obj.get("confidence")
+    if value is None:
+        return obj
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if ok:
+        try:
+            ok = 0.0 <= float(value) <= 1.0
+        except OverflowError:  # an integer of hundreds of digits
+            ok = False
+    return obj if ok else {k: v for k, v in obj.items() if k != "confidence"}
+
+
 def parse_reply(text: str, numbering: Numbering) -> Verdict:
     """Parse one raw judge reply into a verdict for this numbering (design.md §6).
 
@@ -198,7 +214,7 @@ def parse_reply(text: str, numbering: Numbering) -> Verdict:
             JSON object), ``reply-schema`` (keys/types/range), ``unknown-assessment``,
             ``unknown-focus`` or ``focus-mismatch``; ``raw`` carries ``text``.
     """
-    obj = _extract_object(text)
+    obj = _drop_bad_confidence(_extract_object(text))
     assessment_raw = obj.get("assessment")
     if isinstance(assessment_raw, str):
         obj = {**obj, "assessment": assessment_raw.strip().lower()}

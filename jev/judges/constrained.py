@@ -38,6 +38,8 @@ from jev.judges._http import ProviderHTTPError
 
 __all__ = [
     "ANTHROPIC_MODES",
+    "CONFIDENCE_VALUES",
+    "DIALECTS",
     "MAX_ENUM_IDS",
     "MEMORY",
     "OPENAI_MODES",
@@ -76,23 +78,76 @@ _REFUSAL_MARKERS = (
 )
 
 
-def reply_schema(numbering: Numbering) -> dict[str, Any]:
-    """The JSON schema of a valid reply for this material.
+#: ``confidence`` bounded by its form: grammar decoding does not enforce ``minimum`` /
+#: ``maximum`` (a small model wrote ``1e15`` in 38 of 82 replies, issue 20 item 3), but
+#: it does enforce an enum. The parser ignores a confidence that is still bad.
+CONFIDENCE_VALUES: tuple[float, ...] = tuple(i / 10 for i in range(11))
+
+#: Reply-schema dialects, strongest first: ``verdicts`` is one branch per
+#: assessment, each with the focus ids that fit it, for grammar decoders (llama.cpp
+#: ``llama-server``, Ollama) that would otherwise let
+#: ``{"assessment": "complete", "focus": "all"}`` through; ``flat`` is one object
+#: (OpenAI strict mode forbids ``anyOf`` at the root; an Anthropic tool's
+#: ``input_schema`` must be an object).
+DIALECTS: tuple[str, ...] = ("verdicts", "flat")
+
+
+def _focus_ids(numbering: Numbering, assessment: str) -> list[str]:
+    """The focus ids that fit ``assessment`` (the parser's ``focus-mismatch`` rule)."""
+    real = [p.id for p in numbering.positions if p.id not in ("none", "all")]
+    if assessment == "complete":
+        return ["none", *real]
+    if assessment == "unknown":
+        return ["all", *real]
+    return real
+
+
+def reply_schema(numbering: Numbering, dialect: str = "flat") -> dict[str, Any]:
+    """The JSON schema of a valid reply for this material (design.md §6).
 
     Args:
         numbering: the audit's numbered material.
+        dialect: ``flat`` or ``verdicts`` (:data:`DIALECTS`).
 
     Returns:
-        ``{"type": "object", "properties": {"assessment": {enum of the five
+        ``flat``: ``{"type": "object", "properties": {"assessment": {enum of the five
         assessments}, "focus": {enum of every position id, ``none`` and ``all``
-        included}, "confidence": {"type": "number"}}, "required": [all three],
-        "additionalProperties": false}`` — valid for OpenAI strict mode (every property
-        required, no extra keys), Ollama ``format`` and an Anthropic tool's
-        ``input_schema``. With more than :data:`MAX_ENUM_IDS` ids, ``focus`` is a plain
-        string.
+        included}, "confidence": {enum of :data:`CONFIDENCE_VALUES`}}, "required": [all
+        three], "additionalProperties": false}`` — valid for OpenAI strict mode (every
+        property required, no extra keys), Ollama ``format`` and an Anthropic tool's
+        ``input_schema``. ``verdicts``: ``{"anyOf": [one such object per assessment,
+        its ``assessment`` a one-value enum and its ``focus`` only the ids that fit it,
+        ``confidence`` optional]}``. With more than :data:`MAX_ENUM_IDS` ids, ``focus``
+        is a plain string (and the dialect is ``flat``).
+
+    Raises:
+        ValueError: an unknown ``dialect``.
     """
+    if dialect not in DIALECTS:
+        raise ValueError(f"unknown reply-schema dialect {dialect!r}; known: {', '.join(DIALECTS)}")
     ids = [p.id for p in numbering.positions]
+    confidence: dict[str, Any] = {
+        "type": "number",
+        "enum": list(CONFIDENCE_VALUES),
+        "description": "0 to 1 in tenths, diagnostic only",
+    }
     focus: dict[str, Any] = {"type": "string", "description": "the position id that matters most"}
+    if dialect == "verdicts" and len(ids) <= MAX_ENUM_IDS:
+        return {
+            "anyOf": [
+                {
+                    "type": "object",
+                    "properties": {
+                        "assessment": {"type": "string", "enum": [assessment]},
+                        "focus": {**focus, "enum": _focus_ids(numbering, assessment)},
+                        "confidence": confidence,
+                    },
+                    "required": ["assessment", "focus"],
+                    "additionalProperties": False,
+                }
+                for assessment in ASSESSMENTS
+            ]
+        }
     if len(ids) <= MAX_ENUM_IDS:
         focus["enum"] = ids
     return {
@@ -100,7 +155,7 @@ def reply_schema(numbering: Numbering) -> dict[str, Any]:
         "properties": {
             "assessment": {"type": "string", "enum": list(ASSESSMENTS)},
             "focus": focus,
-            "confidence": {"type": "number", "description": "0 to 1, diagnostic only"},
+            "confidence": confidence,
         },
         "required": ["assessment", "focus", "confidence"],
         "additionalProperties": False,

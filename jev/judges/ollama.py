@@ -112,7 +112,8 @@ class OllamaJudge(HttpJudge):
             ],
         }
         if mode == "json_schema":
-            body["format"] = reply_schema(numbering)
+            # Ollama decodes with a grammar: the per-verdict branches hold (issue 20 item 3)
+            body["format"] = reply_schema(numbering, "verdicts")
         elif mode == "json_object":
             body["format"] = "json"
         return body

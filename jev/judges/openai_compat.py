@@ -44,6 +44,7 @@ from jev.domain import JudgeAnswer, JudgeInput, Numbering, Usage
 from jev.errors import ContextLengthError, TransportError
 from jev.judges._http import HttpJudge, ProviderHTTPError, is_context_length_message
 from jev.judges.constrained import (
+    DIALECTS,
     MAX_ENUM_IDS,
     MEMORY,
     OPENAI_MODES,
@@ -117,6 +118,9 @@ class OpenAIJudge(HttpJudge):
                 )
                 break
             except ProviderHTTPError as exc:
+                if mode == "json_schema" and self._dialect() == "verdicts" and _refuses_root(exc):
+                    MEMORY.refused(self._dialect_key, "verdicts", DIALECTS)
+                    continue  # the same mode, one flat object (OpenAI strict's shape)
                 mode = self._next_mode(exc, mode)
         if mode != first:  # a refusal, then this call: both requests count
             latency_ms = (time.perf_counter() - started) * 1000.0
@@ -129,6 +133,19 @@ class OpenAIJudge(HttpJudge):
         if mode == "json_schema" and len(numbering.positions) > MAX_ENUM_IDS:
             return "json_object"  # too many ids for an enum: this audit only
         return mode
+
+    @property
+    def _dialect_key(self) -> str:
+        return f"{self.url}#reply-schema"
+
+    def _dialect(self) -> str:
+        """``flat`` for OpenAI's own API (strict mode forbids ``anyOf`` at the root) and
+        for a server that refused the branches once; ``verdicts`` otherwise (issue 20
+        item 3: grammar decoders such as llama-server enforce the verdict/focus pairing
+        only when the schema spells it out)."""
+        if self.url.startswith(DEFAULT_BASE_URL):
+            return "flat"
+        return MEMORY.start(self._dialect_key, DIALECTS)
 
     def _next_mode(self, exc: ProviderHTTPError, mode: str) -> str:
         """The mode to retry in after ``exc``; re-raises when it is no refusal."""
@@ -158,7 +175,7 @@ class OpenAIJudge(HttpJudge):
                 "json_schema": {
                     "name": TOOL_NAME,
                     "strict": True,
-                    "schema": reply_schema(numbering),
+                    "schema": reply_schema(numbering, self._dialect()),
                 },
             }
         elif mode == "json_object":
@@ -203,6 +220,13 @@ class OpenAIJudge(HttpJudge):
             latency_ms=latency_ms,
             reply_mode=mode,
         )
+
+
+def _refuses_root(exc: ProviderHTTPError) -> bool:
+    """A 400/422 that refuses the per-verdict ``anyOf`` at the schema's root (OpenAI
+    strict: "schema must be … 'type: "object"'"), not the reply constraint as such."""
+    text = f"{exc.provider_code} {exc.provider_message}".lower()
+    return refuses_mode(exc) and any(w in text for w in ("anyof", "root", "object"))
 
 
 def _content_text(content: object) -> str:

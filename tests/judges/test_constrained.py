@@ -46,13 +46,64 @@ def _strict_provider(body: dict[str, Any]) -> dict[str, Any]:
     assert spec["strict"] is True and spec["name"]
     schema = spec["schema"]
     jsonschema.Draft202012Validator.check_schema(schema)
+    if "anyOf" in schema:  # the per-verdict branches (a grammar-decoding server)
+        (branch,) = [
+            b for b in schema["anyOf"] if b["properties"]["assessment"]["enum"] == ["omission"]
+        ]
+        ids = branch["properties"]["focus"]["enum"]
+    else:
+        ids = schema["properties"]["focus"]["enum"][:-2]  # without none and all
     reply = {
         "assessment": "omission",
-        "focus": schema["properties"]["focus"]["enum"][-3],  # the last answer segment
+        "focus": ids[-1],  # the last answer segment
         "confidence": 0.7,
     }
     jsonschema.validate(reply, schema)
     return openai_completion(json.dumps(reply))
+
+
+def _openai_strict_provider(body: dict[str, Any]) -> dict[str, Any]:
+    """Like OpenAI's strict mode: a schema with ``anyOf`` at its root is refused (400)."""
+    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema") or {}
+    if "anyOf" in schema:
+        return openai_error(  # type: ignore[return-value]
+            "Invalid schema for response_format 'record_verdict': schema must be a JSON "
+            "Schema of 'type: \"object\"', got 'type: \"None\"'.",
+            status=400,
+        )
+    return _strict_provider(body)
+
+
+def test_branches_for_grammar_servers_flat_for_openai_strict(
+    numbering: Numbering, judge_input: JudgeInput
+) -> None:
+    """Issue 20 item 3: the verdict/focus pairing goes into the schema where the server
+    accepts it; a server that refuses a root ``anyOf`` gets the flat object, once."""
+    from jev.judges.constrained import MEMORY
+    from jev.judges.openai_compat import OpenAIJudge
+
+    MEMORY.clear()
+    flat = reply_schema(numbering)
+    branches = reply_schema(numbering, "verdicts")
+    assert "anyOf" not in flat and len(branches["anyOf"]) == 5
+    for bad in (
+        {"assessment": "complete", "focus": "all"},
+        {"assessment": "unknown", "focus": "none"},
+        {"assessment": "omission", "focus": "none"},
+        {"assessment": "omission", "focus": "R1", "confidence": 1e15},
+    ):
+        assert not jsonschema.Draft202012Validator(branches).is_valid(bad), bad
+    assert jsonschema.Draft202012Validator(branches).is_valid(
+        {"assessment": "complete", "focus": "none"}
+    )
+    with FakeProvider(default=_openai_strict_provider) as fake:
+        judge = OpenAIJudge(model="m", base_url=fake.openai_base, api_key_env="JEV_NO_KEY_SET")
+        first = judge.ask(judge_input, numbering)
+        second = judge.ask(judge_input, numbering)
+        assert first.reply_mode == second.reply_mode == "json_schema"
+        schemas = [r.json["response_format"]["json_schema"]["schema"] for r in fake.requests]
+        assert ["anyOf" in x for x in schemas] == [True, False, False]  # refused once, remembered
+    MEMORY.clear()
 
 
 def test_schema_enumerates_exactly_this_audits_positions(
@@ -90,8 +141,13 @@ def test_openai_strict_schema_mode_end_to_end(judge_input: JudgeInput) -> None:
         verdict = parse_reply(answer.text, numbering)  # the same strict parser
         assert verdict.assessment == "omission" and verdict.focus.kind == "answer"
         [req] = fake.requests
-        enum = req.json["response_format"]["json_schema"]["schema"]["properties"]["focus"]
-        assert enum["enum"] == [p.id for p in numbering.positions]
+        branches = req.json["response_format"]["json_schema"]["schema"]["anyOf"]
+        ids = {
+            b["properties"]["assessment"]["enum"][0]: b["properties"]["focus"]["enum"]
+            for b in branches
+        }
+        real = [p.id for p in numbering.positions if p.kind not in ("none", "all")]
+        assert ids["omission"] == real and ids["complete"] == ["none", *real]
 
 
 def test_openai_falls_back_to_json_mode_then_remembers_per_base_url(
@@ -222,7 +278,10 @@ def test_ollama_format_schema_then_json_then_text(
         if not isinstance(fmt, dict):
             return Reply(status=400, json={"error": "expected a schema in format"})
         jsonschema.Draft202012Validator.check_schema(fmt)
-        assert fmt["properties"]["focus"]["enum"] == ["R1", "T1", "A1", "none", "all"]
+        branches = {b["properties"]["assessment"]["enum"][0]: b for b in fmt["anyOf"]}
+        assert branches["complete"]["properties"]["focus"]["enum"] == ["none", "R1", "T1", "A1"]
+        assert branches["omission"]["properties"]["focus"]["enum"] == ["R1", "T1", "A1"]
+        assert branches["unknown"]["properties"]["focus"]["enum"] == ["all", "R1", "T1", "A1"]
         return _ollama_reply(GOOD)
 
     with FakeProvider(default=strict) as fake:
