@@ -20,13 +20,15 @@ from typing import TYPE_CHECKING, Any
 from jev.auditor import Auditor
 from jev.cli import EXIT_INCOMPLETE, EXIT_NEEDS_USER, EXIT_OK, EXIT_PROBLEM
 from jev.domain import notes_sentence
-from jev.errors import JevError, MaterialMissing, UsageError
+from jev.errors import JevError, MaterialMissing, StoreError, UsageError
+from jev.evidence.step import EvidenceInput
 from jev.hosts.transcript import detect_format, read_turns, skip_running
 from jev.settings import load_settings, require_profile, validate_settings
 from jev.store import Store
 from jev.terminal import json_visible, visible
 
 if TYPE_CHECKING:
+    from jev.auditor import Decision
     from jev.domain import AuditOutcome, Settings
     from jev.hosts.transcript import Turn
     from jev.judges import Judge
@@ -102,6 +104,19 @@ def register(sub: Any) -> None:
         action="store_true",
         help="also audit turns the file shows still running (default: skipped, "
         "'the turn has not ended')",
+    )
+    p.add_argument(
+        "--evidence",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="compare the report's claims ('all tests pass', 'build succeeds' …) with the "
+        "turn's own last runs (default: the profile's evidence.transcript)",
+    )
+    p.add_argument(
+        "--checks",
+        action="store_true",
+        help="also run the profile's evidence.checks in the current folder when a turn "
+        "would end complete (never run without this flag)",
     )
     p.add_argument("--json", action="store_true", help="JSON Lines: one object per turn considered")
     p.add_argument("--no-record", action="store_true", help="do not write audit records")
@@ -195,6 +210,7 @@ def _result(
         "rule": None,
         "why": None,
         "input_notes": [n.to_json() for n in turn.notes],
+        "evidence": None,
     }
     if turn.status == "missing":
         base.update(status="incomplete", error_kind="material-missing")
@@ -213,7 +229,15 @@ def _result(
         f = outcome.verdict.focus
         base["assessment"] = outcome.verdict.assessment
         base["focus"] = {"id": f.id, "kind": f.kind, "quote": f.text}
-        if info.heuristic and outcome.raw_replies:
+        if outcome.evidence is not None and outcome.judge is not None:
+            # Decided by the evidence step (issue 21), not by the judge.
+            note = outcome.evidence
+            base["judge"] = outcome.judge.to_json()
+            base["evidence"] = note.to_json()
+            base["rule"] = note.rule
+            code = "" if note.exit_code is None else f" (exit code {note.exit_code})"
+            base["why"] = f"{note.kind} {json.dumps(note.command)}{code}: {json.dumps(note.quote)}"
+        elif info.heuristic and outcome.raw_replies:
             try:
                 reply = json.loads(outcome.raw_replies[-1])
             except ValueError:
@@ -298,6 +322,8 @@ def _stdin_suffix(data: bytes) -> str:
     """``.json`` for one JSON document (a turn file), else ``.jsonl`` (a transcript)."""
     try:
         json.loads(data)
+    except RecursionError:  # one document nested too deep: its reader says so (exit 2)
+        return ".json"
     except ValueError:
         return ".jsonl"
     return ".json"
@@ -352,14 +378,14 @@ def _run(args: argparse.Namespace) -> int:
     session = _run_session(args.path)
     store = _open_store(args)
     auditor = Auditor(settings=settings, store=store, host="cli", honour_enabled=False)
+    unrecorded: list[Auditor] = []  # the in-memory auditor once the store failed
     with store, auditor:
         judge = auditor.judge()
         for turn in turns:
             outcome = None
             if turn.status == "ready" and turn.material is not None:
-                decision = auditor.audit(
-                    session, turn.key, turn.material, turn_number=turn.number, notes=turn.notes
-                )
+                auditor.evidence = _evidence_for(turn, args)
+                decision = _audit_recorded(auditor, unrecorded, session, turn)
                 outcome = decision.outcome
             result = _result(turn, outcome, settings, judge)
             results.append(result)
@@ -377,6 +403,53 @@ def _run(args: argparse.Namespace) -> int:
             f"{len(results)} turns: {audited} audited, {skipped} skipped, {incomplete} incomplete"
         )
     return worst
+
+
+def _audit_recorded(
+    auditor: Auditor, unrecorded: list[Auditor], session: str, turn: Turn
+) -> Decision:
+    """Audit ``turn`` and record it; when the store fails (locked by another process
+    for longer than its busy timeout, full disk, a server that does not answer), the
+    verdict is still given, from an in-memory store, with one warning that the record
+    was not written (issue 23 item 3): never exit 1 for a verdict the judge gave."""
+    assert turn.material is not None
+    args = (session, turn.key, turn.material)
+    if unrecorded:
+        unrecorded[0].evidence = auditor.evidence
+    if not unrecorded:
+        try:
+            return auditor.audit(*args, turn_number=turn.number, notes=turn.notes)
+        except StoreError as exc:
+            print(
+                visible(
+                    f"jev: warning: the audit record was not written: {exc} The verdict "
+                    "below is given all the same; it is not stored."
+                ),
+                file=sys.stderr,
+            )
+            settings = auditor.settings()
+            unrecorded.append(
+                Auditor(
+                    settings=settings,
+                    judge=auditor.judge(settings),
+                    store=Store(":memory:"),
+                    host=auditor.host,
+                    honour_enabled=False,
+                )
+            )
+    return unrecorded[0].audit(*args, turn_number=turn.number, notes=turn.notes)
+
+
+def _evidence_for(turn: Turn, args: argparse.Namespace) -> EvidenceInput:
+    """The evidence step's input for one turn: its runs, ``--evidence``/``--no-evidence``,
+    and the profile's checks only with ``--checks`` (in the current folder)."""
+    checks = bool(getattr(args, "checks", False))
+    return EvidenceInput(
+        runs=turn.runs,
+        cwd=os.getcwd() if checks else None,
+        checks=checks,
+        transcript=getattr(args, "evidence", None),
+    )
 
 
 _RUN_SESSION: dict[str, str] = {}

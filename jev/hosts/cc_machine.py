@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jev.domain import TodoItem
+from jev.evidence.runs import Run
 from jev.hosts.cc_records import (
     NOT_A_PROMPT,
     TODO_TOOLS,
@@ -36,6 +37,7 @@ __all__ = [
     "Machine",
     "TurnAcc",
     "scan_accs",
+    "shell_run",
     "subagent_turn",
     "to_turn",
 ]
@@ -75,6 +77,8 @@ class TurnAcc:
     msg_tool_use: bool = False
     ended: bool = False
     tool_words: int = 0  # request messages taken from tool results
+    shell: dict[str, str] = field(default_factory=dict)  # Bash tool_use id -> command
+    runs: list[Run] = field(default_factory=list)  # finished Bash runs (issue 21)
 
     def adjust_words(self, text: str) -> None:
         """Add user words found in a tool result (an adjustment, design.md §3)."""
@@ -261,6 +265,10 @@ class Machine:
                 self.state.tool_result(use_id, block, result)
                 if self.cur is None:
                     continue
+                if use_id in self.cur.shell:
+                    run = shell_run(self.cur.shell.pop(use_id), block)
+                    if run is not None:
+                        self.cur.runs.append(run)
                 self.cur.awaiting_agent = True
                 self.cur.end_signal = False
                 answers = question_answers(block, result) if use_id in self.questions else []
@@ -295,6 +303,11 @@ class Machine:
                 name = as_str(block.get("name"))
                 if name == "AskUserQuestion":
                     self.questions.add(as_str(block.get("id")))
+                if name == "Bash":
+                    command = as_dict(block.get("input")).get("command")
+                    background = as_dict(block.get("input")).get("run_in_background") is True
+                    if isinstance(command, str) and not background:
+                        cur.shell[as_str(block.get("id"))] = command
                 if name in TODO_TOOLS:
                     self.state.tool_use(name, as_str(block.get("id")), as_dict(block.get("input")))
                     cur.todo_source = "todowrite" if name == "TodoWrite" else "tasks"
@@ -354,7 +367,26 @@ def to_turn(acc: TurnAcc, number: int) -> Turn:
         # Answers to the agent's questions adjust a request; they never are one.
         no_request=REASON_NOTIFICATION if len(acc.request) == acc.tool_words else "",
         ended=acc.ended,
+        runs=acc.runs,
     )
+
+
+_EXIT_CODE = re.compile(r"\AExit code (-?\d+)\r?\n?")
+
+
+def shell_run(command: str, block: dict[str, Any]) -> Run | None:
+    """The :class:`~jev.evidence.runs.Run` of a ``Bash`` tool_result block (issue 21;
+    hosts.md (Claude Code)): not ``is_error`` → exit 0; ``is_error`` with the host's
+    leading ``Exit code N`` line → N, that line dropped from the output; any other
+    error (a rejected or interrupted call) ran nothing: ``None``."""
+    content = block.get("content")
+    text = content if isinstance(content, str) else text_of(blocks_of({"content": content}))
+    if block.get("is_error") is not True:
+        return Run(command, 0, text)
+    code = _EXIT_CODE.match(text)
+    if code is None:
+        return None
+    return Run(command, int(code.group(1)), text[code.end() :])
 
 
 def subagent_turn(key: str) -> Turn:

@@ -2,7 +2,9 @@
 
 Shape: ``schemas/turn.schema.json`` — ``request`` (one or more strings), ``todos``
 (``content`` + ``status``), ``final_answer``, optional ``todo_used`` (default
-true). Extra keys are allowed so every labelled case in ``cases/`` is a turn file.
+true) and optional ``runs`` (``{command, exit_code, output}``, the turn's shell runs:
+evidence for claims, never material; issue 21). Extra keys are allowed so every
+labelled case in ``cases/`` is a turn file.
 
 Validation uses jsonschema, imported lazily: this is the generic CLI path, not the
 Stop hook's fast path.
@@ -19,6 +21,7 @@ from typing import Any
 from jev import safejson
 from jev.domain import Material
 from jev.errors import UsageError
+from jev.evidence.runs import run_from_json
 from jev.hosts.turns import REASON_NO_TODO, LineStats, Turn
 from jev.resources import data_file
 from jev.schemacheck import certainly_valid
@@ -71,6 +74,7 @@ def turn_from_data(data: Any, source: str = "turn file") -> Turn:
         key = raw_id
     else:
         key = "sha256:" + hashlib.sha256(material.request[0].encode("utf-8")).hexdigest()[:16]
+    runs = tuple(r for r in map(run_from_json, data.get("runs") or ()) if r is not None)
     return Turn(
         number=1,
         key=key,
@@ -80,6 +84,7 @@ def turn_from_data(data: Any, source: str = "turn file") -> Turn:
         reason="" if material.todo_used else REASON_NO_TODO,
         ended_by_interrupt=False,
         opening="prompt",
+        runs=runs,
     )
 
 

@@ -20,6 +20,7 @@ from jev import safejson
 from jev.backread import BLOCK, lines_backward
 from jev.domain import InputNote, Material, TodoItem, merge_notes
 from jev.errors import MaterialMissing, UsageError
+from jev.evidence.runs import Run
 
 __all__ = [
     "REASON_INTERRUPT",
@@ -91,6 +92,10 @@ class Turn:
             (:class:`jev.domain.InputNote`: lone surrogates replaced by U+FFFD in the
             file, counted over what was read), said to the user and kept in the record
             (design.md §11).
+        runs: the shell commands the agent ran in this turn, in order, with exit code
+            and output tail (:class:`jev.evidence.runs.Run`; issue 21). Evidence only:
+            never part of the material or the judge's input (design.md §3). Empty
+            when the reader does not read runs.
     """
 
     number: int
@@ -103,6 +108,7 @@ class Turn:
     opening: str
     ended: bool = True
     notes: tuple[InputNote, ...] = ()
+    runs: tuple[Run, ...] = ()
 
 
 def skip_running(turns: list[Turn]) -> list[Turn]:
@@ -133,6 +139,7 @@ def build_turn(
     no_request: str = "",
     interrupted: bool = False,
     ended: bool = True,
+    runs: Sequence[Run] = (),
 ) -> Turn:
     """The :class:`Turn` of a turn a reader has assembled (design.md §2, §3).
 
@@ -174,6 +181,7 @@ def build_turn(
         ended_by_interrupt=interrupted,
         opening=opening,
         ended=ended,
+        runs=tuple(runs),
     )
 
 
