@@ -14,7 +14,11 @@ __all__ = ["json_visible", "visible"]
 
 #: Bidi controls: embeddings/overrides (U+202A–U+202E), isolates (U+2066–U+2069),
 #: marks (U+200E, U+200F, U+061C).
-_BIDI = frozenset([0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+#: The line and paragraph separators U+2028/U+2029 are in the set too: a terminal or
+#: editor may break the line there, so a quote could seem to end early (issue 23).
+_BIDI = frozenset(
+    [0x061C, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+)
 
 
 def _unsafe(code: int, keep_newlines: bool) -> bool:
@@ -36,8 +40,9 @@ def visible(text: str, *, keep_newlines: bool = True) -> str:
             are escaped too.
 
     Returns:
-        The text with C0 controls (ESC, BEL, CR, …), DEL, C1 controls and bidi
-        controls replaced by ``\\xNN`` / ``\\uNNNN``; every other character unchanged.
+        The text with C0 controls (ESC, BEL, CR, …), DEL, C1 controls, bidi
+        controls and the separators U+2028/U+2029 replaced by ``\\xNN`` /
+        ``\\uNNNN``; every other character unchanged.
         Carriage returns are escaped (a bare CR can overwrite a printed line).
     """
     if text.isascii() and text.isprintable():
@@ -46,7 +51,8 @@ def visible(text: str, *, keep_newlines: bool = True) -> str:
 
 
 def json_visible(line: str) -> str:
-    """A JSON text with C1 and bidi controls written as ``\\uNNNN`` escapes.
+    """A JSON text with C1 and bidi controls and U+2028/U+2029 written as ``\\uNNNN``
+    escapes.
 
     ``json.dumps(..., ensure_ascii=False)`` already escapes C0 controls; the others
     pass through raw. Escaping them keeps the JSON equal (same decoded value) and the

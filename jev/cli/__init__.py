@@ -113,6 +113,30 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+#: Error handlers of a text stream that never raise on a character it cannot encode.
+_NEVER_RAISE = ("backslashreplace", "replace", "xmlcharrefreplace", "namereplace")
+
+
+def _printable_streams() -> None:
+    """Let stdout and stderr print any text in any encoding (issue 23 item 3).
+
+    Under ``LANG=C``, an ASCII or a cp1252 console, a character the encoding lacks
+    (``→``, an emoji, Chinese) would raise ``UnicodeEncodeError`` halfway through the
+    output and turn a verdict's exit code into 1. Such characters are written as
+    ``\\uNNNN`` escapes instead (``errors="backslashreplace"``, also in place of the
+    C locale's ``surrogateescape``, which raises on such characters); UTF-8 output is
+    unchanged.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is None or getattr(stream, "errors", "strict") in _NEVER_RAISE:
+            continue
+        try:
+            reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError, OSError):  # a replaced or closed stream
+            continue
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``jev`` command; return its exit code (see the module docstring)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
@@ -121,6 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         hook = importlib.import_module("jev.cli.hook_cmd")
         code: int = hook.main(args_list[1:])
         return code
+    _printable_streams()
     try:
         parser = _build_parser(args_list[0] if args_list else None)
         args = parser.parse_args(args_list)

@@ -157,8 +157,8 @@ def detect_format(path: str | Path) -> TurnFormat:
         try:
             rec = json.loads(raw.decode("utf-8", errors="replace"))
         except (ValueError, RecursionError) as exc:
-            if first_error is None and isinstance(exc, ValueError):
-                first_error = (lineno, exc)
+            if first_error is None:
+                first_error = (lineno, _too_deep(exc))
             continue
         if not isinstance(rec, dict):
             first_kind = first_kind or _json_kind(rec)
@@ -180,7 +180,7 @@ def detect_format(path: str | Path) -> TurnFormat:
         try:
             doc = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
         except (ValueError, RecursionError) as exc:
-            whole_error = exc if isinstance(exc, ValueError) else None
+            whole_error = _too_deep(exc)
         except OSError:
             doc = None
         if isinstance(doc, dict) and "request" in doc:
@@ -252,6 +252,14 @@ def unrecognised_message(
         "(schemas/turn.schema.json) or a session transcript; if it is one, name its "
         f"format with --from ({', '.join(FORMATS)})."
     )
+
+
+def _too_deep(exc: ValueError | RecursionError) -> ValueError:
+    """``exc`` as a ``ValueError`` (a JSON text nested too deep for the parser raises
+    ``RecursionError``; the message then says so, issue 23)."""
+    if isinstance(exc, ValueError):
+        return exc
+    return ValueError("nested too deeply to read; a turn file nests a few levels only")
 
 
 def _json_error_text(exc: ValueError) -> str:

@@ -5,7 +5,9 @@ without it is answered 404 and touches nothing, so another local user's browser 
 web site that guesses the port cannot even read the pages. Every change is a POST
 that must also carry the per-start CSRF value of the forms (``csrf``) and, when the
 browser sends one, an ``Origin`` of this server; a request failing either check is
-answered 403 and changes nothing. When the server listens on a loopback address, the
+answered 403 and changes nothing. Every method other than GET and HEAD (OPTIONS, PUT,
+DELETE, …) passes the same checks, and only a POST then reaches a handler (405
+otherwise). When the server listens on a loopback address, the
 ``Host`` header must name a loopback address too (no DNS-rebinding).
 
 Every answer carries a Content-Security-Policy that allows nothing but this server
@@ -27,8 +29,9 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from jev.store import Store
+from jev.terminal import visible
 
-__all__ = ["MAX_FORM_BYTES", "Request", "Response", "UiApp"]
+__all__ = ["MAX_FORM_BYTES", "Request", "Response", "UiApp", "shown"]
 
 #: Largest accepted form body (bytes); a settings form is a few hundred bytes.
 MAX_FORM_BYTES = 64 * 1024
@@ -114,6 +117,7 @@ class UiApp:
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(str(_HERE / "templates")),
             autoescape=True,
+            finalize=shown,
             undefined=jinja2.StrictUndefined,
             trim_blocks=True,
             lstrip_blocks=True,
@@ -201,18 +205,23 @@ class UiApp:
         if rest == "/static/jev.css" and method in ("GET", "HEAD"):
             css = (_HERE / "static" / "jev.css").read_bytes()
             return Response(200, css, "text/css; charset=utf-8")
-        routes = _get_routes() if method in ("GET", "HEAD") else _post_routes()
+        reading = method in ("GET", "HEAD")
+        routes = _get_routes() if reading else _post_routes()
         handler = routes.get(rest)
         if handler is None:
             if rest in _get_routes() or rest in _post_routes():
                 return self._plain(405, f"{method} is not allowed here.")
             return self._plain(404, f"No page {rest!r}. Start from the settings page.")
-        if method == "POST":
-            refused = self._check_post(environ)
-            if isinstance(refused, Response):
-                return refused
-            return handler(self, Request(method, rest, query, refused))
-        return handler(self, Request(method, rest, query, {}))
+        if reading:
+            return handler(self, Request(method, rest, query, {}))
+        # every other method (OPTIONS, PUT, PATCH, DELETE, …) passes the same checks as a
+        # POST first, and only a POST reaches a handler: nothing else changes anything
+        refused = self._check_post(environ)
+        if isinstance(refused, Response):
+            return refused
+        if method != "POST":
+            return self._plain(405, f"{method} is not allowed here; the page's forms POST.")
+        return handler(self, Request(method, rest, query, refused))
 
     def _strip_token(self, path: str) -> str | None:
         parts = path.split("/", 2)  # "", token, rest
@@ -256,6 +265,24 @@ class UiApp:
                 "start of `jev ui`, or another site). Nothing was changed; reload the page.",
             )
         return form
+
+
+def shown(value: Any) -> Any:
+    """``value`` as a page shows it: control and bidi characters made visible.
+
+    Every ``{{ … }}`` of the templates passes through here (jinja2's ``finalize``),
+    before HTML escaping: a bidi override (U+202E …) is shown as ``\\u202e`` instead of
+    reordering what the reader sees ("evil" displayed as "live"), with the same escapes
+    as terminal output (:func:`jev.terminal.visible`). Newlines, tabs and carriage
+    returns stay (HTML does not interpret them). Values that are not text are unchanged;
+    already-safe markup stays markup (the escapes add no HTML).
+    """
+    if not isinstance(value, str) or (value.isascii() and value.isprintable()):
+        return value
+    text = "\r".join(visible(part) for part in value.split("\r"))
+    if text == value:
+        return value
+    return type(value)(text) if hasattr(value, "__html__") else text  # Markup stays Markup
 
 
 def _query_string(params: Mapping[str, Any]) -> str:

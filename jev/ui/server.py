@@ -9,27 +9,62 @@ The server binds 127.0.0.1 unless told otherwise: the settings decide whether an
 is sent back into its turn and which judge (and bill) it uses, so they are only for
 the person at this machine. A non-loopback ``host`` is accepted only when given
 explicitly, with a warning (:meth:`UiServer.warning`).
+
+Bounds (issue 23 item 2): a connection has :data:`READ_DEADLINE` seconds in all to send
+its request line, headers and form body (each read also times out after
+:data:`IDLE_TIMEOUT`), so slow or idle connections ("slowloris") are dropped instead of
+holding a thread for ever; the body is read before the application runs, so a slow
+judge call is not cut by the deadline. At most :data:`MAX_CONNECTIONS` connections are
+served at once: beyond that, the connection that has been sending its request the
+longest is closed to make room (only when every one is already being answered is a new
+one answered 503), and the listen backlog is
+:data:`LISTEN_BACKLOG`, so a burst of concurrent requests is queued, not reset.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import ipaddress
 import secrets
 import socket
 import socketserver
+import threading
+import time
 from pathlib import Path
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
+from wsgiref.simple_server import ServerHandler, WSGIRequestHandler, WSGIServer
 
 from jev.errors import UsageError
-from jev.ui.app import UiApp
+from jev.ui.app import MAX_FORM_BYTES, UiApp
 
-__all__ = ["DEFAULT_HOST", "LOOPBACK_HOSTS", "UiServer", "is_loopback"]
+__all__ = [
+    "DEFAULT_HOST",
+    "IDLE_TIMEOUT",
+    "LISTEN_BACKLOG",
+    "LOOPBACK_HOSTS",
+    "MAX_CONNECTIONS",
+    "READ_DEADLINE",
+    "UiServer",
+    "is_loopback",
+]
 
 #: Address bound when ``--host`` is not given.
 DEFAULT_HOST = "127.0.0.1"
 #: ``Host`` header names accepted when the server listens on a loopback address.
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+#: Seconds one read from a connection may wait for data before the connection is closed.
+IDLE_TIMEOUT = 5.0
+#: Seconds a connection has in all to send its request line, headers and form body.
+READ_DEADLINE = 10.0
+#: Connections served at once (beyond: the oldest still sending its request is closed).
+MAX_CONNECTIONS = 256
+#: The listen backlog (connections the kernel queues before ``accept``).
+LISTEN_BACKLOG = 1024
+_BUSY = (
+    b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+    b"Connection: close\r\n\r\njev ui is serving too many connections; retry in a moment.\n"
+)
 
 
 def is_loopback(host: str) -> bool:
@@ -43,15 +78,122 @@ def is_loopback(host: str) -> bool:
 
 
 class _Handler(WSGIRequestHandler):
-    """wsgiref's handler without a log line per request (the terminal stays readable)."""
+    """wsgiref's handler without a log line per request, with the read bounds.
+
+    The request line, headers and form body are read under the server's
+    :data:`READ_DEADLINE` watchdog (each read also under :data:`IDLE_TIMEOUT`); the
+    application then gets the body from memory.
+    """
+
+    timeout = IDLE_TIMEOUT
+    server: _ThreadingServer
 
     def log_message(self, format: str, *args: Any) -> None:
         return
+
+    def handle(self) -> None:
+        """Read one request within the deadline, then run the WSGI application."""
+        self.server.watch(self.connection)
+        try:
+            self.raw_requestline = self.rfile.readline(65537)
+            if len(self.raw_requestline) > 65536:
+                self.requestline = self.request_version = self.command = ""
+                self.send_error(414)
+                return
+            if not self.parse_request():  # an error answer was sent (or nothing came)
+                return
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                length = 0
+            # a body over the limit is not read: the application answers 413 from the length
+            body = self.rfile.read(length) if 0 < length <= MAX_FORM_BYTES else b""
+        except OSError:  # idle past IDLE_TIMEOUT, or shut down by the READ_DEADLINE watchdog
+            self.close_connection = True
+            return
+        finally:
+            self.server.unwatch(self.connection)
+        handler = ServerHandler(
+            io.BytesIO(body),
+            self.wfile,  # type: ignore[arg-type]  # a BufferedIOBase, written with write()
+            self.get_stderr(),
+            self.get_environ(),
+            multithread=True,
+        )
+        handler.request_handler = self  # type: ignore[attr-defined]  # wsgiref's back-pointer
+        handler.run(self.server.get_app())  # type: ignore[arg-type]
 
 
 class _ThreadingServer(socketserver.ThreadingMixIn, WSGIServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = LISTEN_BACKLOG
+
+    def __init__(self, address: tuple[str, int], handler: type[_Handler]) -> None:
+        self._reading: dict[socket.socket, float] = {}
+        self._lock = threading.Lock()
+        self._active = 0
+        self._closed = threading.Event()
+        super().__init__(address, handler)
+
+    def server_activate(self) -> None:
+        super().server_activate()
+        threading.Thread(target=self._reap, name="jev-ui-reaper", daemon=True).start()
+
+    def watch(self, conn: socket.socket) -> None:
+        """Start the :data:`READ_DEADLINE` of ``conn`` (it is reading its request)."""
+        with self._lock:
+            self._reading[conn] = time.monotonic() + READ_DEADLINE
+
+    def unwatch(self, conn: socket.socket) -> None:
+        """``conn`` has sent its request (or failed): its deadline no longer applies."""
+        with self._lock:
+            self._reading.pop(conn, None)
+
+    def _reap(self) -> None:
+        """Shut down connections past their deadline, twice a second, until closed."""
+        while not self._closed.wait(0.5):
+            now = time.monotonic()
+            with self._lock:
+                late = [conn for conn, end in self._reading.items() if end <= now]
+                for conn in late:
+                    del self._reading[conn]
+            for conn in late:
+                with contextlib.suppress(OSError):  # the handler's read returns at once
+                    conn.shutdown(socket.SHUT_RDWR)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._lock:
+            oldest = None
+            if self._active >= MAX_CONNECTIONS and self._reading:
+                # full: the connection that has been sending its request longest makes way
+                # (an idle or slow one), so a burst of them cannot lock out the page
+                oldest = min(self._reading, key=self._reading.__getitem__)
+                del self._reading[oldest]
+            busy = self._active >= MAX_CONNECTIONS and oldest is None
+            if not busy:
+                self._active += 1
+        if oldest is not None:
+            with contextlib.suppress(OSError):
+                oldest.shutdown(socket.SHUT_RDWR)
+        if busy:
+            with contextlib.suppress(OSError):
+                request.settimeout(1.0)
+                request.sendall(_BUSY)
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self._lock:
+                self._active -= 1
+
+    def server_close(self) -> None:
+        self._closed.set()
+        super().server_close()
 
 
 class _ThreadingServer6(_ThreadingServer):
