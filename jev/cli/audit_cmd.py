@@ -21,6 +21,7 @@ from jev.auditor import Auditor
 from jev.cli import EXIT_INCOMPLETE, EXIT_NEEDS_USER, EXIT_OK, EXIT_PROBLEM
 from jev.domain import notes_sentence
 from jev.errors import JevError, MaterialMissing, StoreError, UsageError
+from jev.evidence.step import EvidenceInput
 from jev.hosts.transcript import detect_format, read_turns, skip_running
 from jev.settings import load_settings, require_profile, validate_settings
 from jev.store import Store
@@ -103,6 +104,19 @@ def register(sub: Any) -> None:
         action="store_true",
         help="also audit turns the file shows still running (default: skipped, "
         "'the turn has not ended')",
+    )
+    p.add_argument(
+        "--evidence",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="compare the report's claims ('all tests pass', 'build succeeds' …) with the "
+        "turn's own last runs (default: the profile's evidence.transcript)",
+    )
+    p.add_argument(
+        "--checks",
+        action="store_true",
+        help="also run the profile's evidence.checks in the current folder when a turn "
+        "would end complete (never run without this flag)",
     )
     p.add_argument("--json", action="store_true", help="JSON Lines: one object per turn considered")
     p.add_argument("--no-record", action="store_true", help="do not write audit records")
@@ -196,6 +210,7 @@ def _result(
         "rule": None,
         "why": None,
         "input_notes": [n.to_json() for n in turn.notes],
+        "evidence": None,
     }
     if turn.status == "missing":
         base.update(status="incomplete", error_kind="material-missing")
@@ -214,7 +229,15 @@ def _result(
         f = outcome.verdict.focus
         base["assessment"] = outcome.verdict.assessment
         base["focus"] = {"id": f.id, "kind": f.kind, "quote": f.text}
-        if info.heuristic and outcome.raw_replies:
+        if outcome.evidence is not None and outcome.judge is not None:
+            # Decided by the evidence step (issue 21), not by the judge.
+            note = outcome.evidence
+            base["judge"] = outcome.judge.to_json()
+            base["evidence"] = note.to_json()
+            base["rule"] = note.rule
+            code = "" if note.exit_code is None else f" (exit code {note.exit_code})"
+            base["why"] = f"{note.kind} {json.dumps(note.command)}{code}: {json.dumps(note.quote)}"
+        elif info.heuristic and outcome.raw_replies:
             try:
                 reply = json.loads(outcome.raw_replies[-1])
             except ValueError:
@@ -361,6 +384,7 @@ def _run(args: argparse.Namespace) -> int:
         for turn in turns:
             outcome = None
             if turn.status == "ready" and turn.material is not None:
+                auditor.evidence = _evidence_for(turn, args)
                 decision = _audit_recorded(auditor, unrecorded, session, turn)
                 outcome = decision.outcome
             result = _result(turn, outcome, settings, judge)
@@ -390,6 +414,8 @@ def _audit_recorded(
     was not written (issue 23 item 3): never exit 1 for a verdict the judge gave."""
     assert turn.material is not None
     args = (session, turn.key, turn.material)
+    if unrecorded:
+        unrecorded[0].evidence = auditor.evidence
     if not unrecorded:
         try:
             return auditor.audit(*args, turn_number=turn.number, notes=turn.notes)
@@ -412,6 +438,18 @@ def _audit_recorded(
                 )
             )
     return unrecorded[0].audit(*args, turn_number=turn.number, notes=turn.notes)
+
+
+def _evidence_for(turn: Turn, args: argparse.Namespace) -> EvidenceInput:
+    """The evidence step's input for one turn: its runs, ``--evidence``/``--no-evidence``,
+    and the profile's checks only with ``--checks`` (in the current folder)."""
+    checks = bool(getattr(args, "checks", False))
+    return EvidenceInput(
+        runs=turn.runs,
+        cwd=os.getcwd() if checks else None,
+        checks=checks,
+        transcript=getattr(args, "evidence", None),
+    )
 
 
 _RUN_SESSION: dict[str, str] = {}
