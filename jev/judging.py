@@ -17,11 +17,19 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from jev.attempts import SKIP_NO_TODO, Attempts, ask_until_verdict
-from jev.domain import AuditOutcome, JudgeInfo, JudgeInput, Material, Numbering, Settings
-from jev.errors import OverBudget
+from jev.domain import (
+    AuditOutcome,
+    JudgeAnswer,
+    JudgeInfo,
+    JudgeInput,
+    Material,
+    Numbering,
+    Settings,
+)
+from jev.errors import OverBudget, ResponseError
 from jev.language import resolve_language
 from jev.positions import number
-from jev.render import check_budget, render_judge_input
+from jev.render import check_budget, render_judge_input, with_retry_note
 
 if TYPE_CHECKING:
     from jev.evidence.step import EvidenceInput
@@ -174,7 +182,16 @@ def run_audit(
     if isinstance(started, AuditOutcome):
         return started
     attempts, judge_input = started
-    outcome = ask_until_verdict(attempts, lambda: judge.ask(judge_input, attempts.numbering), sleep)
+
+    def ask() -> JudgeAnswer:
+        # a retry after a refused reply says what was wrong (issue 20 item 3)
+        last = attempts.last_error
+        asked = judge_input
+        if attempts.calls > 1 and isinstance(last, ResponseError):
+            asked = with_retry_note(judge_input, last.message)
+        return judge.ask(asked, attempts.numbering)
+
+    outcome = ask_until_verdict(attempts, ask, sleep)
     if evidence is None:
         return outcome
     # lazy: as in _start

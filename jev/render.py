@@ -25,6 +25,7 @@ import hashlib
 import json
 import json.encoder
 import os
+from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +49,7 @@ __all__ = [
     "render_template",
     "rules_chars",
     "template_hash",
+    "with_retry_note",
 ]
 
 #: Line that opens the material data block in the judge's user message.
@@ -283,3 +285,23 @@ def check_budget(judge_input: JudgeInput, budget_chars: int) -> None:
     size = judge_input.chars
     if size > budget_chars:
         raise OverBudget(size, budget_chars)
+
+
+_RETRY_NOTES = {
+    "en": "Your previous reply was not accepted ({what}). Answer again with the JSON object only.",
+    "zh": "你上一次的回复未被接受（{what}）。请重新只回复一个 JSON 对象。",
+}
+
+
+def with_retry_note(judge_input: JudgeInput, what: str) -> JudgeInput:
+    """The judge input of a technical retry after a refused reply (design.md §6; issue 20
+    item 3): the same system block and material, plus one closing line saying what was
+    wrong with the last reply, so a server's prompt cache at temperature 0 does not
+    return the same invalid reply. ``what`` is the parser's short message (cut to 160
+    characters). The note is not material: it is not counted against
+    ``evidence_chars`` (the budget was checked before the first call)."""
+    what = " ".join(what.split())
+    if len(what) > 160:
+        what = what[:159] + "…"
+    note = _RETRY_NOTES.get(judge_input.language, _RETRY_NOTES["en"]).format(what=what)
+    return replace(judge_input, user=f"{judge_input.user}\n{note}")

@@ -125,3 +125,26 @@ def test_language_override(language: str, marker: str) -> None:
     judge = ScriptedJudge([GOOD])
     outcome = run_audit(MATERIAL, settings(), judge, language=language)
     assert outcome.language == marker == judge.calls[0].language
+
+
+def test_a_retry_after_a_refused_reply_says_what_was_wrong() -> None:
+    """Issue 20 item 3: a technical retry never resends the byte-identical prompt (a
+    server's prompt cache at temperature 0 would return the same invalid reply)."""
+    from jev.domain import JudgeAnswer, JudgeInfo, JudgeInput, Numbering
+
+    seen: list[JudgeInput] = []
+    replies = iter(['{"assessment": "complete", "focus": "all"}', GOOD])
+
+    class Recording:
+        info = JudgeInfo(provider="recording", model="m")
+
+        def ask(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
+            seen.append(judge_input)
+            return JudgeAnswer(text=next(replies))
+
+    outcome = run_audit(MATERIAL, settings(judge_technical_retries=1), Recording())  # type: ignore[arg-type]
+    assert outcome.status == "verdict" and outcome.attempts == 2
+    first, second = seen
+    assert first.system == second.system and second.user.startswith(first.user)
+    note = second.user[len(first.user) :]
+    assert "not accepted" in note and "complete" in note and "JSON object only" in note
