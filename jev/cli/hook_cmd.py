@@ -211,7 +211,6 @@ def _run_stop(host: str, text: str, profile: str | None, refused: str = "") -> i
     """
     # lazy: the hook's fast path: nothing beyond os/sys before an audit is due
     import threading
-    import time
     from dataclasses import replace
 
     from jev import deadline
@@ -220,14 +219,15 @@ def _run_stop(host: str, text: str, profile: str | None, refused: str = "") -> i
     deadline.begin()
     out_lock = threading.Lock()
     delivered: list[bool] = []
+    finished = threading.Event()  # set when this stop is over: the watchdog ends
 
     def watchdog() -> None:
-        while True:
+        while not finished.is_set():
             left = deadline.seconds()
             if left is None or left <= 0:
                 break
-            time.sleep(min(left, 0.5))
-        if not out_lock.acquire(timeout=1.0) or delivered:
+            finished.wait(min(left, 0.5))
+        if finished.is_set() or not out_lock.acquire(timeout=1.0) or delivered:
             return  # the main thread is writing the answer right now, or has
         stdout = deadline.offered()
         try:
@@ -239,24 +239,28 @@ def _run_stop(host: str, text: str, profile: str | None, refused: str = "") -> i
 
     guard = threading.Thread(target=watchdog, name="jev-deadline", daemon=True)
     guard.start()
-    result = run_stop_hook(host, text, profile=profile, refused=refused)
-    with out_lock:
-        delivered.append(True)
-        if result.stdout:
-            try:
-                _write_utf8(sys.stdout, result.stdout)
-            except Exception as exc:  # the host is gone or the pipe is closed
-                extra = report_undelivered(result, exc)
-                result = replace(result, stderr=result.stderr + extra)
-    stderr = result.stderr
-    if result.exports:
-        # lazy: the exporter only when records were committed
-        from jev.telemetry import export_records
+    try:
+        result = run_stop_hook(host, text, profile=profile, refused=refused)
+        with out_lock:
+            delivered.append(True)
+            if result.stdout:
+                try:
+                    _write_utf8(sys.stdout, result.stdout)
+                except Exception as exc:  # the host is gone or the pipe is closed
+                    extra = report_undelivered(result, exc)
+                    result = replace(result, stderr=result.stderr + extra)
+        stderr = result.stderr
+        if result.exports:
+            # lazy: the exporter only when records were committed
+            from jev.telemetry import export_records
 
-        left = deadline.seconds()
-        notice = export_records(result.exports, seconds=None if left is None else left)
-        if notice:
-            stderr += notice + "\n"
+            left = deadline.seconds()
+            notice = export_records(result.exports, seconds=None if left is None else left)
+            if notice:
+                stderr += notice + "\n"
+    finally:
+        finished.set()
+        deadline.clear()  # in-process callers (tests) run later code without it
     if stderr:
         # lazy: the hook's fast path: nothing beyond os/sys before an audit is due
         import contextlib
