@@ -226,6 +226,9 @@ def _host_report(
             f"{host}: the host shows none of Jev's notices (needs-user, budget used up); "
             "read them with `jev report` or `jev records list`"
         )
+    offered = getattr(installer, "todo_tools_offered", None)
+    if callable(offered):  # the host's own switch, when it is more than Jev's settings
+        todo = bool(offered(project))
     report.todo_tools = todo
     if not todo:
         what = ", ".join(f"{'.'.join(s.keys)} in {s.path}" for s in user_settings)

@@ -224,15 +224,19 @@ def hook_timeout_s(profile: str | None = None) -> int:
 
     ``timeout_s × (technical_retries + 1)`` (every judge call may take its full time)
     plus one capped ``Retry-After`` wait per retry (:data:`jev.attempts.MAX_RETRY_WAIT_S`)
-    plus :data:`TIMEOUT_MARGIN_S`. With the shipped defaults (60 s, 1 retry): 210 s.
+    plus :data:`TIMEOUT_MARGIN_S`, plus ``evidence.check_timeout_s`` × the number of
+    ``evidence.checks`` (the checks run in the stop too, issue 21). With the shipped
+    defaults (60 s, 1 retry, no checks): 210 s.
 
     Raises:
         jev.errors.SettingsError: the profile file is invalid.
     """
-    judge = load_settings(profile).judge
+    settings = load_settings(profile)
+    judge = settings.judge
     retries = judge.technical_retries
     total = judge.timeout_s * (retries + 1) + MAX_RETRY_WAIT_S * retries + TIMEOUT_MARGIN_S
-    return math.ceil(total)
+    checks = settings.evidence.check_timeout_s * len(settings.evidence.checks)
+    return math.ceil(total + checks)
 
 
 def plan_install(
