@@ -8,6 +8,7 @@ wins), decides whether and how long to wait before the next call, and builds the
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -77,6 +78,7 @@ class Attempts:
     latency_ms: float = 0.0
     last_error: JudgeError | None = None
     reply_mode: str = ""
+    retried: list[str] = field(default_factory=list)
 
     @property
     def max_calls(self) -> int:
@@ -119,12 +121,20 @@ class Attempts:
             verdict = parse_reply(answer.text, self.numbering)
         except ResponseError as exc:
             self.last_error = exc
+            self.retried.append(f"{exc.kind}: {exc.message}")
             return None
-        return self.base("verdict", verdict)
+        outcome = self.base("verdict", verdict)
+        if self.retried:  # the record says what the technical retries were for (issue 20)
+            tries = "; ".join(self.retried)
+            outcome = replace(outcome, reason=f"verdict after {self.calls} calls ({tries})")
+        return outcome
 
-    def on_error(self, exc: JudgeError) -> float | None:
-        """Record a failed call: seconds to wait before retrying, or ``None`` to stop."""
+    def on_error(self, exc: JudgeError, elapsed_ms: float = 0.0) -> float | None:
+        """Record a failed call (``elapsed_ms`` it took, counted in the latency): seconds
+        to wait before retrying, or ``None`` to stop."""
         self.last_error = exc
+        self.latency_ms += max(0.0, elapsed_ms)
+        self.retried.append(f"{exc.kind}: {' '.join(str(exc).split())[:160]}")
         if isinstance(exc, TransportError) and not exc.retryable:
             return None
         if self.calls >= self.max_calls:
@@ -162,10 +172,11 @@ def ask_until_verdict(
     """
     while attempts.may_call():
         attempts.calls += 1
+        started = time.perf_counter()
         try:
             answer = ask()
         except JudgeError as exc:
-            wait = attempts.on_error(exc)
+            wait = attempts.on_error(exc, (time.perf_counter() - started) * 1000.0)
             if wait is None:
                 break
             sleep(wait)

@@ -148,3 +148,34 @@ def test_a_retry_after_a_refused_reply_says_what_was_wrong() -> None:
     assert first.system == second.system and second.user.startswith(first.user)
     note = second.user[len(first.user) :]
     assert "not accepted" in note and "complete" in note and "JSON object only" in note
+
+
+def test_a_timed_out_call_that_was_retried_stays_in_the_record() -> None:
+    """Issue 20 item 3: the timeout's time counts in the latency and the reason names it."""
+    import time
+
+    from jev.domain import JudgeAnswer, JudgeInfo, JudgeInput, Numbering
+
+    calls = []
+
+    class SlowThenGood:
+        info = JudgeInfo(provider="recording", model="m")
+
+        def ask(self, judge_input: JudgeInput, numbering: Numbering) -> JudgeAnswer:
+            calls.append(1)
+            if len(calls) == 1:
+                time.sleep(0.05)
+                raise TransportError(
+                    "timeout", "the judge did not answer within 0.05 s", retryable=True
+                )
+            return JudgeAnswer(text=GOOD, latency_ms=1.0)
+
+    outcome = run_audit(
+        MATERIAL,
+        settings(judge_technical_retries=1),
+        SlowThenGood(),
+        sleep=lambda s: None,  # type: ignore[arg-type]
+    )
+    assert outcome.status == "verdict" and outcome.attempts == 2
+    assert outcome.latency_ms >= 50.0
+    assert "timeout" in outcome.reason and "0.05 s" in outcome.reason
