@@ -165,9 +165,7 @@ def test_a_timed_out_call_that_was_retried_stays_in_the_record() -> None:
             calls.append(1)
             if len(calls) == 1:
                 time.sleep(0.05)
-                raise TransportError(
-                    "timeout", "the judge did not answer within 0.05 s", retryable=True
-                )
+                raise TransportError("the judge did not answer within 0.05 s", kind="timeout")
             return JudgeAnswer(text=GOOD, latency_ms=1.0)
 
     outcome = run_audit(
