@@ -239,6 +239,7 @@ from jev.judges.rules.scope import (
 )
 from jev.judges.rules.targets import _rule_target_claimed_met, _rule_target_missed
 from jev.judges.rules.thin import _rule_thin_report
+from jev.judges.rules.values import _rule_claim_vs_evidence, _rule_later_ask_missing
 
 if TYPE_CHECKING:
     from jev.domain import JudgeInput, JudgeSettings
@@ -272,11 +273,13 @@ RULES: tuple[tuple[str, Callable[[_View], RuleHit | None]], ...] = (
     ("answer-count-mismatch", _rule_answer_count_mismatch),
     ("answer-total-mismatch", _rule_answer_total_mismatch),
     ("answer-none-vs-some", _rule_answer_none_vs_some),
+    ("claim-vs-evidence", _rule_claim_vs_evidence),
     ("all-done-with-open-items", _rule_all_done_with_open_items),
     ("open-item", _rule_open_item),
     ("failures-remain", _rule_failures_remain),
     ("target-missed", _rule_target_missed),
     ("constraint-violated", _rule_constraint_violated),
+    ("later-ask-missing", _rule_later_ask_missing),
     ("answer-admits-unfinished", _rule_admits_unfinished),
     ("requested-deliverable-missing", _rule_deliverable_missing),
     ("requested-item-declined", _rule_requested_item_declined),

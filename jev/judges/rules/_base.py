@@ -114,6 +114,10 @@ class LazyRx:
         """As :meth:`re.Pattern.match`."""
         return (self._compiled or self.compiled()).match(string, pos, endpos)
 
+    def fullmatch(self, string: str) -> re.Match[str] | None:
+        """As :meth:`re.Pattern.fullmatch`."""
+        return (self._compiled or self.compiled()).fullmatch(string)
+
     def finditer(
         self, string: str, pos: int = 0, endpos: int = sys.maxsize
     ) -> Iterator[re.Match[str]]:

@@ -122,18 +122,33 @@ def _rule_partial_count(view: _View) -> RuleHit | None:
     return None
 
 
-def _unit_values(text: str) -> dict[str, set[float]]:
-    values: dict[str, set[float]] = {}
+_MAGNITUDE = {"万": 1e4, "亿": 1e8, "k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6}
+
+
+_RATE = re.compile(r"\s*(?:/|per\b|每)", re.I)
+
+
+def _unit_values(text: str) -> dict[str, set[tuple[float, bool]]]:
+    """``{unit: {(value, approximate)}}`` of ``text`` ("约 187 万行" → rows 1.87e6, ≈)."""
+    values: dict[str, set[tuple[float, bool]]] = {}
     for m in _UNIT_VALUE.finditer(text):
-        unit = _normal_unit(m.group(2).lower())
+        if _RATE.match(text, m.end()):
+            continue  # "50k rows/batch": a rate, not an amount
+        unit = _normal_unit(m.group(4).lower())
         try:
-            number = float(m.group(1).replace(",", ""))
+            number = float(m.group(2).replace(",", ""))
         except ValueError:
             continue
-        if unit == "s":
-            pass
-        values.setdefault(unit, set()).add(number)
+        number *= _MAGNITUDE.get((m.group("mag") or "").lower(), 1)
+        values.setdefault(unit, set()).add((number, bool(m.group("approx") or m.group("mag"))))
     return values
+
+
+def _agree(x: tuple[float, bool], y: tuple[float, bool]) -> bool:
+    """Two values of one unit agree: equal, or within 5 % when either is approximate."""
+    if x[0] == y[0]:
+        return True
+    return (x[1] or y[1]) and abs(x[0] - y[0]) <= 0.05 * max(abs(x[0]), abs(y[0]))
 
 
 def _normal_unit(unit: str) -> str:
@@ -150,6 +165,11 @@ def _normal_unit(unit: str) -> str:
         "minute": "min",
         "minutes": "min",
         "分钟": "min",
+        "row": "rows",
+        "行": "rows",
+        "record": "rows",
+        "records": "rows",
+        "条记录": "rows",
     }
     return table.get(unit, unit)
 
@@ -164,18 +184,19 @@ def _rule_number_mismatch(view: _View) -> RuleHit | None:
             continue
         for unit, todo_vals in _unit_values(todo.text).items():
             seen = answer_values.get(unit)
-            if not seen or todo_vals & seen:
+            if not seen or any(_agree(t, v) for t in todo_vals for v in seen):
                 continue
             if unit in ("s", "ms", "min") and not (_topics(todo.text) or _code_tokens(todo.text)):
                 continue
             for a in view.answers:
                 values = _unit_values(a.text).get(unit, set())
-                if values - todo_vals:
+                if any(not any(_agree(v, t) for t in todo_vals) for v in values):
                     return _hit(
                         "number-mismatch",
                         "contradiction",
                         a,
-                        f"Todo {todo.id} reports {sorted(todo_vals)} {unit}, the answer "
+                        f"Todo {todo.id} reports {sorted(v for v, _ in todo_vals)} {unit}, "
+                        "the answer "
                         f"reports otherwise: “{_quote(a.text)}”",
                         0.7,
                     )

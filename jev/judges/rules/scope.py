@@ -31,6 +31,7 @@ from jev.domain import Position
 from jev.judges.rules._base import (
     _DESCOPE,
     _NEGATION,
+    _OFFER,
     _REQUEST_NEGATED,
     _STOPWORDS,
     _USER_CITED,
@@ -62,6 +63,8 @@ _HONOURED = _W.rx("honoured")
 _USER_ONLY = _W.rx("user_only")
 _ENV_SECRET = _W.rx("env_secret")
 _LACKS = _W.rx("lacks")
+#: The user named as the holder of what is missing ("only you have", "from you", "需要你").
+_HOLDER = _W.rx("holder")
 _CONTINUE_QUESTION = _W.rx("continue_question")
 #: ``{family: (words that name the action, words that report it done)}``.
 _RESERVED: dict[str, tuple[Rx, Rx]] = {
@@ -394,8 +397,28 @@ def _names_user_only(text: str) -> bool:
 
 def _rule_user_only_blocker(view: _View) -> RuleHit | None:
     """``user-only-blocker``: an open Todo item blocked on a credential, token, access,
-    licence, legal choice or budget that only the user can give (needs-user)."""
+    licence, legal choice or budget that only the user can give (needs-user); with every
+    Todo completed, an answer sentence that says so and names the user as its holder
+    ("needs a deploy key only you have", "需要你开通权限")."""
     if not view.open_todos:
+        if not _HOLDER.search(view.answer_text):
+            return None
+        for a in view.answers:
+            for sentence in _sentences(a.text):
+                if (
+                    _names_user_only(sentence)
+                    and _LACKS.search(sentence)
+                    and _HOLDER.search(sentence)
+                    and not _OFFER.search(sentence)
+                ):
+                    return _hit(
+                        "user-only-blocker",
+                        "needs-user",
+                        a,
+                        f"the answer says the work is blocked on something only the user "
+                        f"can give: “{_quote(sentence)}”",
+                        0.7,
+                    )
         return None
     for todo in view.open_todos:
         if _names_user_only(todo.text) and _LACKS.search(todo.text):
