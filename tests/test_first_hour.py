@@ -358,3 +358,112 @@ def test_visible_keeps_ordinary_text() -> None:
     assert visible("完成 — done\n\tok") == "完成 — done\n\tok"
     assert visible("a\rb\x1b") == "a\\x0db\\x1b"
     assert json.loads(json_visible(json.dumps(_HOSTILE, ensure_ascii=False))) == _HOSTILE
+
+
+# -- issue 23 item 4: the first hour again --------------------------------------------
+
+
+def test_ollama_needs_no_key_for_its_default_address(monkeypatch: pytest.MonkeyPatch) -> None:
+    from jev.judges.ollama import OllamaJudge
+    from jev.judges.openai_compat import OpenAIJudge
+
+    monkeypatch.delenv("OLLAMA_API_KEY", raising=False)
+    judge = OllamaJudge(model="qwen2.5:7b", environ={})  # README's profile: no key, no base
+    try:
+        assert judge.url == "http://localhost:11434/api/chat"
+    finally:
+        judge.close()
+    with pytest.raises(Exception, match="OPENAI_API_KEY is not set"):
+        OpenAIJudge(model="gpt-4o-mini", environ={})  # the provider's own service still does
+
+
+def _doctor_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict]:
+    capsys.readouterr()
+    code = main(["doctor", "--json", *argv])
+    return code, json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture
+def doctor_home(fake_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:/usr/bin:/bin")
+    monkeypatch.chdir(tmp_path)
+    return fake_home
+
+
+def test_doctor_readme_ollama_profile_has_no_key_problem(
+    doctor_home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OLLAMA_API_KEY", raising=False)
+    assert main(["profiles", "create", "local"]) == 0
+    assert main(["settings", "set", "judge.provider", "ollama", "--profile", "local"]) == 0
+    assert main(["settings", "set", "judge.model", "qwen2.5:7b", "--profile", "local"]) == 0
+    assert main(["install", "claude-code", "--profile", "local"]) == 0
+    assert main(["enable", "--profile", "local"]) == 0
+    monkeypatch.setenv("JEV_PROFILE", "local")
+    code, report = _doctor_json(capsys, "--host", "claude-code")
+    assert not any("OLLAMA_API_KEY" in p for p in report["problems"]), report["problems"]
+    assert code == 0, report["problems"]
+
+
+def test_doctor_finds_a_disabled_hook_profile_and_exits_7(
+    doctor_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["enable", "--create"]) == 0  # the active profile is on…
+    assert main(["profiles", "create", "work"]) == 0
+    assert main(["install", "claude-code", "--profile", "work"]) == 0  # …the hook's is off
+    code, report = _doctor_json(capsys, "--host", "claude-code")
+    assert code == 7
+    assert any(
+        "runs with profile work, which is disabled" in p and "jev enable --profile work" in p
+        for p in report["problems"]
+    ), report["problems"]
+    assert main(["doctor", "--host", "claude-code"]) == 7
+    assert "everything is in place" not in capsys.readouterr().out
+    assert main(["enable", "--profile", "work"]) == 0
+    assert _doctor_json(capsys, "--host", "claude-code")[0] == 0
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert "| 7 | `jev doctor`" in readme
+    from jev import cli
+
+    assert cli.EXIT_NOT_READY == 7 and cli.EXIT_USAGE == 2
+
+
+def test_doctor_finds_the_hook_installed_at_two_scopes(
+    doctor_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = doctor_home / "code" / "app"
+    (repo / ".git").mkdir(parents=True)
+    monkeypatch.chdir(repo)
+    assert main(["enable", "--create"]) == 0
+    assert main(["install", "claude-code", "--scope", "user"]) == 0
+    assert main(["install", "claude-code", "--scope", "project"]) == 0
+    code, report = _doctor_json(capsys, "--host", "claude-code")
+    assert code == 7
+    (line,) = [p for p in report["problems"] if "installed at" in p]
+    assert "every stop" in line and "jev uninstall claude-code --scope project" in line
+    assert main(["uninstall", "claude-code", "--scope", "project"]) == 0
+    assert _doctor_json(capsys, "--host", "claude-code")[0] == 0
+
+
+def test_doctor_finds_cursor_loop_limit_below_max_supplements(
+    doctor_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (doctor_home / ".cursor").mkdir()
+    assert main(["enable", "--create"]) == 0
+    assert main(["install", "cursor"]) == 0  # loop_limit = max_supplements (3)
+    assert _doctor_json(capsys, "--host", "cursor")[0] == 0
+    assert main(["settings", "set", "max_supplements", "5"]) == 0
+    code, report = _doctor_json(capsys, "--host", "cursor")
+    assert code == 7
+    assert any("loop_limit 3, below max_supplements 5" in p for p in report["problems"]), report[
+        "problems"
+    ]
+    assert main(["install", "cursor"]) == 0  # the fix the line names
+    assert _doctor_json(capsys, "--host", "cursor")[0] == 0
+
+
+def test_a_model_without_a_provider_is_not_called_no_model(jev_home: Path) -> None:
+    assert _run_jev("settings", "set", "judge.model", "deepseek-chat").returncode == 0
+    shown = _run_jev("audit", str(EXAMPLE), "--no-record")
+    assert "no model configured" not in shown.stdout
+    assert "judge.model deepseek-chat is set but judge.provider is rules" in shown.stdout

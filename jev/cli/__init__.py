@@ -44,6 +44,7 @@ __all__ = [
     "EXIT_INTERNAL",
     "EXIT_INTERRUPTED",
     "EXIT_NEEDS_USER",
+    "EXIT_NOT_READY",
     "EXIT_OK",
     "EXIT_PROBLEM",
     "EXIT_USAGE",
@@ -57,6 +58,8 @@ EXIT_INCOMPLETE = 3
 EXIT_PROBLEM = 4
 EXIT_NEEDS_USER = 5
 EXIT_CHANGED = 6
+#: ``jev doctor``: something Jev needs to audit the user's turns is not in place.
+EXIT_NOT_READY = 7
 EXIT_INTERRUPTED = 130
 
 #: subcommand name -> module (inside this package) that implements it.

@@ -248,7 +248,9 @@ def _result(
     return base
 
 
-def _human(result: dict[str, Any], chosen: bool) -> str:
+def _human(result: dict[str, Any], chosen: bool, unused_model: str = "") -> str:
+    """One turn's human lines; ``unused_model`` is a ``judge.model`` (or ``--model``)
+    given while the provider stays ``rules``: said so instead of "no model"."""
     n = result["turn"]
     status = result["status"]
     if status == "skipped":
@@ -269,7 +271,13 @@ def _human(result: dict[str, Any], chosen: bool) -> str:
         label += ", heuristic"
         if result.get("rule"):
             label += f" rule {result['rule']}"
-        if not chosen:
+        if not chosen and unused_model:
+            label += (
+                f"; judge.model {unused_model} is set but judge.provider is rules, so the "
+                "offline rules judge was used: run `jev settings set judge.provider openai` "
+                "(or anthropic, ollama), or pass --judge"
+            )
+        elif not chosen:
             label += "; no model configured, offline rules judge used"
     focus = result["focus"]
     lines = [f"turn {n}: {result['assessment']}"]
@@ -394,7 +402,7 @@ def _run(args: argparse.Namespace) -> int:
             if args.json:
                 print(json_visible(json.dumps(result, ensure_ascii=False)), flush=True)
             else:
-                print(visible(_human(result, chosen)), flush=True)
+                print(visible(_human(result, chosen, settings.judge.model)), flush=True)
     if not args.json and len(results) > 1:
         audited = sum(1 for r in results if r["status"] == "verdict")
         skipped = sum(1 for r in results if r["status"] == "skipped")

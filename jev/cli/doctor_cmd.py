@@ -6,8 +6,9 @@ audit; then the active profile and whether it is enabled, the judge (provider, m
 whether the key's environment variable is set — never its value) and the store.
 See :mod:`jev.hosts.doctor`.
 
-Exit codes: 0 when everything needed is in place; 2 with one line per problem, each
-naming the command that fixes it.
+Exit codes: 0 when everything needed is in place; 7 (``EXIT_NOT_READY``) with one line
+per problem, each naming the command that fixes it; 2 for a usage error (an unknown
+``--host``, an invalid profile file), as in every command.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import json
 import sys
 from typing import Any
 
+from jev.cli import EXIT_NOT_READY, EXIT_OK
 from jev.hosts.doctor import diagnose
 
 __all__ = ["register", "run"]
@@ -29,7 +31,8 @@ def register(subparsers: Any) -> None:
         help="check that Jev's hooks, the Todo tools, the profile, judge and store are in place",
         description=(
             "Check the installation: hooks, Todo tools, profile, judge and store. "
-            "Exit 0 when everything is in place, 2 with one line per problem."
+            "Exit 0 when everything is in place, 7 with one line per problem "
+            "(2 is a usage error, as in every command)."
         ),
     )
     parser.add_argument("--host", default=None, help="check only this host")
@@ -41,13 +44,13 @@ def _yes(flag: object) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``jev doctor``; return 0 (all in place) or 2 (problems listed)."""
+    """Run ``jev doctor``; return 0 (all in place) or 7 (problems listed)."""
     report = diagnose(args.host)
     problems = report.all_problems
     out = sys.stdout
     if args.json:
         out.write(json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n")
-        return 2 if problems else 0
+        return EXIT_NOT_READY if problems else EXIT_OK
     for host in report.hosts:
         where = ", ".join(f"{scope}: {path}" for scope, path in host.hooks.items()) or "none"
         last = host.last_audit
@@ -77,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     out.write(f"store: {store['path']} ({state})\n")
     if not problems:
         out.write("everything is in place.\n")
-        return 0
+        return EXIT_OK
     for line in problems:
         out.write(f"problem: {line}\n")
-    return 2
+    return EXIT_NOT_READY

@@ -14,7 +14,10 @@ whether the key's environment variable is set — never its value); the store pa
 its health.
 
 A problem is one line saying what is missing and the command that fixes it. The CLI
-exits 0 when there is none, 2 otherwise (:mod:`jev.cli.doctor_cmd`).
+exits 0 when there is none, 7 otherwise (:mod:`jev.cli.doctor_cmd`). Per installed hook
+it also checks the profile the hook runs with (enabled; Cursor's ``loop_limit`` not
+below its ``max_supplements``), and that the hook is installed at one scope only
+(issue 23 item 4).
 """
 
 from __future__ import annotations
@@ -204,12 +207,21 @@ def _host_report(
                     f"which does not exist; run `jev install {host}"
                     f"{'' if scope == 'user' else ' --scope ' + scope}` again"
                 )
+            report.problems.extend(_hook_profile_problems(host, path, handler))
         settings = todo_settings(host, scope, project if scope != "user" else None)
         if settings and all(_setting_on(s.path, s.keys, s.value) for s in settings):
             todo = True
     if not report.hooks:
         report.problems.append(
             f"{host}: Jev's stop hook is not installed; run `jev install {host} --enable`"
+        )
+    elif len(report.hooks) > 1:  # each runs on every stop: two audits, two judge calls
+        where = " and ".join(f"{scope} ({path})" for scope, path in report.hooks.items())
+        others = list(report.hooks)[1:]  # keep the first (user scope covers every project)
+        report.problems.append(
+            f"{host}: Jev's stop hook is installed at {where}; the host runs each of them on "
+            "every stop (two audits and judge calls per stop); keep one: "
+            + "; ".join(f"run `jev uninstall {host} --scope {scope}`" for scope in others)
         )
     user_settings = todo_settings(host, "user", None)
     if not user_settings or all(_setting_on(s.path, s.keys, s.value) for s in user_settings):
@@ -237,6 +249,56 @@ def _host_report(
             f"run `jev install {host}`"
         )
     return report
+
+
+def _hook_profile(handler: dict[str, Any]) -> str | None:
+    """The ``--profile`` a Jev hook command names (None: the active profile)."""
+    args = handler.get("args")
+    if isinstance(args, list):
+        words = [str(a) for a in args]
+    else:
+        try:
+            words = shlex.split(handler_command(handler), posix=sys.platform != "win32")
+        except ValueError:
+            return None
+    for i, word in enumerate(words):
+        if word == "--profile" and i + 1 < len(words):
+            return words[i + 1].strip('"')
+        if word.startswith("--profile="):
+            return word.split("=", 1)[1].strip('"')
+    return None
+
+
+def _hook_profile_problems(host: str, path: Path, handler: dict[str, Any]) -> list[str]:
+    """What stops the profile an installed hook runs with (issue 23 item 4): it is
+    disabled or unreadable, or the host's own loop limit (Cursor's ``loop_limit``) is
+    below its ``max_supplements``, so the host stops sending the agent back first."""
+    named = _hook_profile(handler)
+    profile = active_profile(named)
+    flag = f" --profile {profile}" if named else ""
+    try:
+        settings = load_settings(profile)
+    except JevError as exc:
+        return [
+            f"{host}: the hook in {path} runs with profile {profile}, which cannot be read "
+            f"({' '.join(str(exc).split())}); run `jev profiles create {profile}` or "
+            f"`jev install {host}` with an existing --profile"
+        ]
+    problems = []
+    if not settings.enabled:
+        problems.append(
+            f"{host}: the hook in {path} runs with profile {profile}, which is disabled, so "
+            f"it audits nothing; run `jev enable{flag}`"
+        )
+    limit = handler.get("loop_limit")
+    if isinstance(limit, int) and not isinstance(limit, bool) and limit < settings.max_supplements:
+        problems.append(
+            f"{host}: the hook in {path} has loop_limit {limit}, below max_supplements "
+            f"{settings.max_supplements} of profile {profile}: the host stops sending the agent "
+            f"back after {limit}; run `jev install {host}` again (it sets loop_limit from "
+            f"max_supplements) or `jev settings set max_supplements {limit}{flag}`"
+        )
+    return problems
 
 
 def _read_newest_session(host: str, report: HostReport) -> None:
@@ -268,16 +330,22 @@ def _read_newest_session(host: str, report: HostReport) -> None:
 
 def _judge_report(settings: Any) -> dict[str, Any]:
     judge = settings.judge
-    key_env = judge.api_key_env or _default_key_env(judge.provider)
+    key_env = judge.api_key_env or str(_judge_attr(judge.provider, "default_key_env", ""))
+    default_base = str(_judge_attr(judge.provider, "default_base_url", "")).rstrip("/")
+    own_service = not judge.base_url or judge.base_url.rstrip("/") == default_base
     return {
         "provider": judge.provider,
         "model": judge.model,
         "key_env": key_env or None,
         "key_set": bool(key_env and os.environ.get(key_env)) if key_env else None,
+        # as the judge decides it: the provider's own service needs a key, unless it is
+        # one that runs without (a local Ollama); another base URL may need none
+        "key_required": bool(_judge_attr(judge.provider, "key_required", True)) and own_service,
     }
 
 
-def _default_key_env(provider: str) -> str:
+def _judge_attr(provider: str, name: str, default: object) -> object:
+    """A class attribute of the provider's judge class (``default`` when unknown)."""
     try:
         target = _registry.get(provider)
         if isinstance(target, str):
@@ -285,10 +353,11 @@ def _default_key_env(provider: str) -> str:
             obj: Any = importlib.import_module(module)
             for part in attr.split(".")[:-1] or [attr]:
                 obj = getattr(obj, part)
-            return str(getattr(obj, "default_key_env", "") or "")
+            value = getattr(obj, name, default)
+            return default if value is None or value == "" else value
     except Exception:
-        return ""
-    return ""
+        return default
+    return default
 
 
 def _store_report() -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -354,12 +423,12 @@ def diagnose(host: str | None = None) -> Report:
         judge=_judge_report(settings),
         store=store,
     )
-    if not settings.enabled:
+    if not settings.enabled and not any(h.hooks for h in hosts):  # else: per hook's profile
         report.problems.append(
             f"profile {profile} is disabled, so the hooks audit nothing; run `jev enable`"
         )
     judge = report.judge
-    if judge["key_env"] and not judge["key_set"]:
+    if judge["key_env"] and not judge["key_set"] and judge["key_required"]:
         report.problems.append(
             f"the judge {judge['provider']} reads its key from {judge['key_env']}, which is "
             f"not set; export {judge['key_env']}=… or run `jev settings set judge.provider rules`"

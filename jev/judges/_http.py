@@ -170,6 +170,7 @@ class JsonPoster:
         key_present: bool,
         secrets: Sequence[str] = (),
         max_reply_bytes: int = 0,
+        not_found_hint: str = "",
     ) -> None:
         if not 0 < timeout_s <= MAX_TIMEOUT_S:
             raise ValueError(
@@ -179,6 +180,7 @@ class JsonPoster:
         if not 1024 <= limit <= 256 * 1024 * 1024:
             raise ValueError(f"max_reply_bytes must be 1 KiB … 256 MiB, got {limit!r}")
         self.label = label
+        self.not_found_hint = not_found_hint
         self.timeout_s = float(timeout_s)
         self.max_reply_bytes = limit
         self.key_env = key_env
@@ -446,6 +448,13 @@ class JsonPoster:
                 "such turns are refused before any judge call",
                 status=status,
             )
+        if status == 404 and self.not_found_hint:
+            return make(
+                "http-4xx",
+                f"{self.label} has no such route or model (HTTP 404){detail}; "
+                f"{self.not_found_hint}",
+                False,
+            )
         if 400 <= status < 500:
             return make(
                 "http-4xx",
@@ -497,9 +506,10 @@ class JsonPoster:
 class HttpJudge:
     """What every HTTP judge shares: settings checks, the key, the poster, repr, close.
 
-    Subclasses set :attr:`provider`, :attr:`default_base_url`, :attr:`default_key_env`
-    and :attr:`model_example`, may override :meth:`_base` to normalise the base URL,
-    and implement ``ask`` (the :class:`jev.judges.Judge` protocol).
+    Subclasses set :attr:`provider`, :attr:`default_base_url`, :attr:`default_key_env`,
+    :attr:`model_example` and :attr:`key_required` (False when the provider's own
+    service runs without a key, as a local Ollama does), may override :meth:`_base` to
+    normalise the base URL, and implement ``ask`` (the :class:`jev.judges.Judge` protocol).
 
     Args:
         model: model name (required).
@@ -518,6 +528,11 @@ class HttpJudge:
     default_base_url = ""
     default_key_env = ""
     model_example = ""
+    #: What an HTTP 404 most likely means for this provider ("" = the generic hint).
+    not_found_hint = ""
+    #: Whether the provider's own service (the default base URL) always needs a key:
+    #: then a missing key is refused before any call.
+    key_required = True
 
     def __init__(
         self,
@@ -544,6 +559,7 @@ class HttpJudge:
         key = read_api_key(self.api_key_env, environ)
         if (
             key is None
+            and self.key_required
             and self.default_base_url
             and (self.base_url == self._base(self.default_base_url))
         ):
@@ -563,6 +579,7 @@ class HttpJudge:
             key_present=key is not None,
             secrets=(key,) if key else (),
             max_reply_bytes=max_reply_bytes,
+            not_found_hint=self.not_found_hint,
         )
         self.url = self.base_url + self.path
         self._configure()

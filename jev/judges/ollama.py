@@ -50,11 +50,20 @@ class OllamaJudge(HttpJudge):
         SettingsError: ``model`` is empty.
     """
 
+    not_found_hint = (
+        "check judge.model (`ollama list` names the models pulled), and that "
+        "judge.base_url is an Ollama server (it answers /api/chat); a server that is not "
+        "Ollama, such as llama-server or vLLM, is the openai provider: `jev settings set "
+        "judge.provider openai` with its …/v1 base URL"
+    )
+
     provider = "ollama"
     default_base_url = DEFAULT_BASE_URL
     default_key_env = DEFAULT_KEY_ENV
     model_example = "qwen2.5:7b"
     path = "/api/chat"
+    #: A local Ollama needs no key (one behind a proxy may: OLLAMA_API_KEY is sent then).
+    key_required = False
 
     @staticmethod
     def _base(url: str) -> str:

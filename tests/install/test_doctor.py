@@ -31,8 +31,8 @@ def _report(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict]:
     return code, json.loads(capsys.readouterr().out)
 
 
-def test_empty_home_exits_2_naming_the_missing_pieces(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["doctor"]) == 2
+def test_empty_home_exits_7_naming_the_missing_pieces(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["doctor"]) == 7
     out = capsys.readouterr().out
     assert (
         "problem: claude-code: Jev's stop hook is not installed; "
@@ -82,7 +82,7 @@ def test_a_hook_pointing_at_a_missing_jev_is_a_problem(
     stop["command"] = "/nowhere/bin/jev hook claude-code"
     path.write_text(json.dumps(data))
     code, report = _report(capsys, "--host", "claude-code")
-    assert code == 2 and report["hosts"][0]["executable_ok"] is False
+    assert code == 7 and report["hosts"][0]["executable_ok"] is False
     assert any("/nowhere/bin/jev, which does not exist" in p for p in report["problems"])
 
 
@@ -93,7 +93,7 @@ def test_judge_key_variable_is_named_never_its_value(
     save_settings(None, {"judge.provider": "openai", "judge.api_key_env": "JEV_TEST_KEY"})
     monkeypatch.delenv("JEV_TEST_KEY", raising=False)
     code, report = _report(capsys)
-    assert code == 2 and report["judge"]["key_env"] == "JEV_TEST_KEY"
+    assert code == 7 and report["judge"]["key_env"] == "JEV_TEST_KEY"
     assert report["judge"]["key_set"] is False
     assert any("JEV_TEST_KEY, which is not set" in p for p in report["problems"])
     monkeypatch.setenv("JEV_TEST_KEY", "sk-secret-value-123")
