@@ -86,6 +86,21 @@ AREA_OF: dict[str, str] = {
     "test_api_material_with_surrogates_is_replaced_and_noted": "surrogates",
     "test_newer_host_transcript_surrogate_is_caught_after_the_reader": "surrogates",
     "test_newer_host_hook_notes_the_transcript_surrogates": "surrogates",
+    # outside parts of a stop under one deadline (issue 23 item 1)
+    "test_hostile_collector_costs_at_most_the_flush_bound_after_the_block": "outside",
+    "test_postgres_frozen_while_the_judge_answers_the_hook_exits_in_time": "outside",
+    "test_judge_slower_than_the_hook_timeout_is_answered_by_the_watchdog": "outside",
+    "test_sixteen_identical_stops_spend_one_supplement": "outside",
+    "test_a_counted_block_is_delivered_when_the_session_index_fails_after_it": "outside",
+    # text in any encoding (issue 23 item 3)
+    "test_jev_audit_exits_with_the_verdict_code_in_any_stdout_encoding": "encodings",
+    "test_deeply_nested_turn_file_on_stdin_is_a_clear_usage_error": "encodings",
+    "test_line_and_paragraph_separators_are_escaped_in_terminal_output": "encodings",
+    "test_gbk_hook_stdin_is_refused_with_a_notice_never_judged": "encodings",
+    "test_gbk_hook_stdin_is_decoded_when_its_encoding_is_named": "encodings",
+    "test_hook_stdin_with_a_bom_is_decoded": "encodings",
+    "test_non_utf8_stdin_of_a_disabled_profile_says_nothing": "encodings",
+    "test_locked_sqlite_store_still_gives_the_verdict_with_a_notice": "encodings",
 }
 
 #: Test functions that feed good input on purpose (not bad inputs, not counted).
@@ -131,6 +146,15 @@ def _labels() -> dict[str, str]:
         "surrogates": (
             "lone surrogates (turn file, transcripts of every host, rollout, plan arguments, "
             "hook fields, API)"
+        ),
+        "outside": (
+            "outside parts of a stop (OTLP collector: drip, no headers, endless body, gzip "
+            "bomb; PostgreSQL frozen mid-judge call; judge past the hook timeout; 16 "
+            "invocations of one stop; store failing after the count)"
+        ),
+        "encodings": (
+            "text in any encoding (`jev audit` on cp1252/ASCII/C stdout, deep turn file on "
+            "stdin, U+2028/U+2029, GBK and BOM hook stdin, locked SQLite store)"
         ),
     }
 

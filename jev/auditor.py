@@ -223,7 +223,7 @@ class Auditor:
                 the record's ``input_notes`` (design.md §11). Lone surrogates still in
                 ``material`` are replaced here and noted ("the material").
             stop: the identity of this host stop ("" when unknown): a digest of the
-                hook's stdin and the transcript's size (:func:`jev.hosts.hook`). A
+                hook's stdin and the transcript's size (:func:`jev.hosts.stopkit.stop_identity`). A
                 stop whose identity is that of the stop which got the turn's last
                 supplement is a duplicate invocation of it (a hook registered twice,
                 issue 23): it answers nothing (``busy``) and counts nothing, since

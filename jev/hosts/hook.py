@@ -43,6 +43,7 @@ from jev.domain import InputNote, merge_notes, notes_sentence
 from jev.errors import JevError, MaterialMissing, StoreDamaged
 from jev.hosts.base import HookAnswer, HookInput, HookInputError, load_object
 from jev.hosts.registry import adapter as host_adapter
+from jev.hosts.stopkit import refuse, stop_identity, timeout_notice
 from jev.hosts.turns import counting, scrubbed
 from jev.paths import jev_home_str
 from jev.settings import load_settings
@@ -461,16 +462,6 @@ def _limit_deadline(settings: Settings) -> None:
     )
 
 
-def timeout_notice() -> str:
-    """The notice the watchdog (:mod:`jev.cli.hook_cmd`) gives when a stop passes its
-    deadline before an answer was decided."""
-    return (
-        "Jev: the completion audit did not finish within the hook's time (a judge, the "
-        "store or the telemetry collector did not answer in time); the turn stops as "
-        "usual. Details in hook-errors.jsonl under the Jev home folder."
-    )
-
-
 def _norm(text: str) -> str:
     return " ".join(text.split())
 
@@ -491,26 +482,6 @@ def _continuation_of(
             request = tuple(str(r) for r in sent.get("request") or ()) or material.request
             return str(sent["turn"]), request
     return None
-
-
-def stop_identity(stdin_text: str, transcript_path: str | None) -> str:
-    """The identity of one host stop (issue 23): a digest of the hook's stdin and the
-    transcript's size and modification time (``""`` parts when there is none).
-
-    Two invocations of the same stop (a hook registered twice, at user and project
-    scope) see the same stdin and the same transcript, so they share it; a re-stop
-    after a block does not (the host adds its feedback to the transcript, sets
-    ``stop_hook_active`` or a loop count). Never raises.
-    """
-    import hashlib  # lazy: only a stop that is audited needs it
-
-    size = ""
-    if transcript_path:
-        with contextlib.suppress(OSError, ValueError):
-            st = os.stat(transcript_path)
-            size = f"{st.st_size}:{st.st_mtime_ns}"
-    data = f"{size}\n{stdin_text}".encode("utf-8", "surrogatepass")
-    return hashlib.sha256(data).hexdigest()[:32]
 
 
 def run_stop_hook(
@@ -551,7 +522,8 @@ def run_stop_hook(
         return HookResult(stdout, stderr, 0, skipped="bad stdin")
     try:
         if refused:
-            return _refuse(hook, adapter, profile, refused)
+            stdout, stderr, skipped = refuse(hook, adapter, profile, refused)
+            return HookResult(stdout, stderr, 0, skipped=skipped, host=host)
         deadline.offer(adapter.render(HookAnswer(notice=timeout_notice()), hook)[0])
         session = _session_of(hook)
         stop = stop_identity(stdin_text, hook.transcript_path)
@@ -578,19 +550,6 @@ def run_stop_hook(
         if os.environ.get("JEV_DEBUG"):
             logged += traceback.format_exc()
         return HookResult(stdout, stderr + logged, 0, skipped="error")
-
-
-def _refuse(hook: HookInput, adapter: HostAdapter, profile: str | None, why: str) -> HookResult:
-    """A stop whose stdin text cannot be trusted: a notice for a root stop of an
-    enabled profile, nothing otherwise; no audit either way."""
-    if not hook.is_stop or hook.is_subagent:
-        return HookResult("", skipped="not a root-agent stop")
-    settings = load_settings(profile)
-    if not settings.enabled:
-        return HookResult("", skipped=f"profile {settings.profile} is disabled")
-    notice = f"Jev: {why}; the completion audit did not run."
-    stdout, stderr = adapter.render(HookAnswer(notice=notice), hook)
-    return HookResult(stdout, stderr, 0, skipped="stdin not UTF-8", host=hook.host)
 
 
 def report_undelivered(
