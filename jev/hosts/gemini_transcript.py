@@ -32,7 +32,9 @@ check, ``client.ts``), and Jev's own supplement coming back as a prompt after a
 ``deny`` (``client.ts`` sends the reason with ``sendMessageStream``, which records it):
 these continue the open turn, so a retry keeps the turn and its key (design.md §3, §8).
 The request is ``displayContent`` when present (what the user typed, before ``@file``
-expansion), else ``content``, with any ``<hook_context>`` block removed.
+expansion), else ``content``, with any ``<hook_context>`` block (a hook's added
+context) and ``<session_context>`` block (the CLI's environment message, the first
+``user`` message of a 0.61 chat) removed; a message with nothing else opens no turn.
 
 **Todo list.** ``write_todos`` (``args.todos[{description, status}]``, the whole list
 each call; statuses ``pending|in_progress|completed|cancelled|blocked``) and the
@@ -88,6 +90,9 @@ _TRACKER_STATUS = {"open": "pending", "in_progress": "in_progress", "closed": "c
 _FAILED_CALL = frozenset({"error", "cancelled"})
 _CREATED = re.compile(r"Created task (\S+?):")
 _HOOK_CONTEXT = re.compile(r"<hook_context>.*?</hook_context>", re.S)
+#: The environment message Gemini CLI (0.61.0) records as the chat's first ``user``
+#: message (date, OS, folder listing): the host's own context, not a request.
+_SESSION_CONTEXT = re.compile(r"<session_context>.*?</session_context>", re.S)
 
 REASON_NO_REQUEST = (
     "material missing: the turn's user prompt is not in the chat file "
@@ -277,7 +282,7 @@ def _user_text(msg: dict[str, Any]) -> str:
     text = parts_text(shown) if shown is not None else ""
     if not text.strip():
         text = parts_text(msg.get("content"))
-    return _HOOK_CONTEXT.sub("", text).strip()
+    return _SESSION_CONTEXT.sub("", _HOOK_CONTEXT.sub("", text)).strip()
 
 
 def scan(

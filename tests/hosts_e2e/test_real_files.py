@@ -52,6 +52,11 @@ EXPECTED = {
     "gemini-cli-0.61.0_scripted-model_blocked-turn.jsonl": "audit",
 }
 
+#: The stop event's name where a host does not call it ``Stop``: Gemini CLI sends only
+#: ``AfterAgent`` (its hook events have no ``Stop``), and Jev rightly ignores any other
+#: event on ``jev hook gemini``: with ``Stop`` the 0.61.0 file was never audited.
+STOP_EVENT = {"gemini": "AfterAgent"}
+
 
 def _host(name: str) -> str:
     for prefix, host in (
@@ -81,7 +86,7 @@ def test_real_file_through_its_hosts_hook(name: str, tmp_path: Path, jev_home: P
         pytest.skip(f"no {host} adapter registered on this branch")
     save_settings("default", {"enabled": True})  # rules judge: offline, deterministic
     payload = {
-        "hook_event_name": "Stop",
+        "hook_event_name": STOP_EVENT.get(host, "Stop"),
         "session_id": name,
         "transcript_path": str(REAL / name),
         "stop_hook_active": False,

@@ -12,8 +12,10 @@
   (:mod:`jev.hosts.gemini_transcript`). Without a chat file the key is the session plus
   the original prompt, which every retry repeats.
 * **final answer**: the newest model message of the turn in the chat file; only when the
-  file has none, ``prompt_response`` (on a retry cut after the previous stop's
-  cumulative response) — never the cumulative text as a whole.
+  file has none, ``prompt_response`` (on a retry of the same prompt cut after the
+  previous stop's cumulative response) — never the cumulative text as a whole.
+  ``stop_hook_active`` is **false** on a retry after a tool call (measured in 0.61.0):
+  neither this nor Jev's budget relies on it.
 * **answer**: ``{"decision": "deny", "reason": …}``; a notice goes in ``systemMessage``;
   stdout is JSON only ("silence is mandatory"), so ``{}`` when there is nothing to say.
   ``SessionStart`` answers ``hookSpecificOutput.additionalContext``.
@@ -24,11 +26,23 @@
   ``write_todos`` is registered only for ``gemini-2.x`` models, not for the default
   ``auto``, while the tracker tools exist for every model (``config.ts``; hosts.md
   §4.1). ``--no-todo-tools`` leaves it out.
+* **doctor** (measured in the real CLI 0.61.0, hosts.md §0a): the Todo tool is there
+  when ``experimental.taskTracker`` is true (``tracker_*`` tools, every model) *or*
+  the model (``GEMINI_MODEL``, else ``model.name``) is a ``gemini-2.x`` one with the
+  tracker off and ``useWriteTodos`` not false (``write_todos``):
+  :meth:`GeminiInstaller.todo_tools_offered`. No host block cap (12 consecutive
+  blocks delivered in ``-p``; the only bound is the prompt's ``MAX_TURNS = 100``
+  model rounds); ``systemMessage`` is shown (``-p``: "Hook system message: …" on
+  stderr; a block also as "[WARNING] Agent execution blocked: …"). The newest
+  session is ``~/.gemini/tmp/<project>/chats/session-*.jsonl``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import os
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -59,6 +73,8 @@ __all__ = ["ADAPTER", "GeminiAdapter", "GeminiInstaller"]
 
 #: The settings key that registers the tracker tools on every model (``settingsSchema.ts``).
 TASK_TRACKER_KEYS = ("experimental", "taskTracker")
+#: The models ``write_todos`` is registered for (``isGemini2Model``, gemini-cli 0.61.0).
+_WRITE_TODOS_MODEL = re.compile(r"gemini-2(\.|$)")
 
 
 def _norm(text: str) -> str:
@@ -113,6 +129,9 @@ class GeminiInstaller(HookFileInstaller):
     project_folder: tuple[str, ...] = (".gemini",)
     file_name: str = "settings.json"
     program: str = "gemini"
+    host_block_cap: int | None = None
+    shows_notices: bool = True
+    session_glob: str = ".gemini/tmp/*/chats/session-*.json*"
     note_lines: tuple[str, ...] = (
         "Gemini CLI runs settings hooks only in a trusted folder; restart Gemini CLI "
         "so the task tracker tools load.",
@@ -140,6 +159,36 @@ class GeminiInstaller(HookFileInstaller):
                 value=True,
                 what="Todo tools (task tracker)",
             ),
+        )
+
+    def todo_tools_offered(self, project: Path) -> bool:
+        """Whether Gemini CLI offers a Todo tool with the user and project
+        ``settings.json`` (the project file wins, as in Gemini's merge) and the
+        environment: ``experimental.taskTracker`` true (tracker tools), or a
+        ``gemini-2.x`` model (``GEMINI_MODEL``, else ``model.name``; the default
+        ``auto`` is not one) with the tracker off and ``useWriteTodos`` not false
+        (``write_todos``; ``config.ts`` of 0.61.0). For ``jev doctor``; an unreadable
+        file counts as empty. ``-m`` on the command line is not visible here."""
+        merged: dict[str, Any] = {}
+        for scope in self.scopes:
+            try:
+                data = json.loads(self.config_path(scope, project).read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if not isinstance(data, dict):
+                continue
+            for key in ("experimental", "model"):
+                if isinstance(data.get(key), dict):
+                    merged[key] = {**merged.get(key, {}), **data[key]}
+            if "useWriteTodos" in data:
+                merged["useWriteTodos"] = data["useWriteTodos"]
+        if merged.get("experimental", {}).get("taskTracker") is True:
+            return True
+        model = os.environ.get("GEMINI_MODEL") or merged.get("model", {}).get("name")
+        return (
+            isinstance(model, str)
+            and _WRITE_TODOS_MODEL.match(model) is not None
+            and merged.get("useWriteTodos") is not False
         )
 
 
@@ -176,9 +225,15 @@ class GeminiAdapter(FullHookAdapter):
         entry = index.get(session) or {}
         prompt = hook.prompt or ""
         cumulative = text_field(hook.raw.get("prompt_response")) or ""
-        previous = str(entry.get("prompt_response") or "") if hook.stop_hook_active else ""
+        # The previous stop's cumulative response counts when it answered the same
+        # prompt: a retry repeats the original prompt, and stop_hook_active is false on
+        # a retry after a tool call (measured in 0.61.0), so the flag cannot tell.
+        same = hook.stop_hook_active or _norm(str(entry.get("prompt_of_response") or "")) == _norm(
+            prompt
+        )
+        previous = str(entry.get("prompt_response") or "") if same else ""
         if cumulative:
-            index.update(session, prompt_response=cumulative)
+            index.update(session, prompt_response=cumulative, prompt_of_response=prompt)
         path = hook.transcript_path
         if path and Path(path).is_file():
             steers = [*(entry.get("steers") or ()), entry.get("last_steer")]
