@@ -158,6 +158,7 @@ class JsonPoster:
         "key_present",
         "label",
         "max_reply_bytes",
+        "not_found_hint",
         "timeout_s",
     )
 

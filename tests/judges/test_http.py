@@ -131,6 +131,23 @@ def test_unknown_path_is_http_4xx(fake_provider: FakeProvider) -> None:
     assert info.value.kind == "http-4xx" and info.value.status == 404
 
 
+def test_ollama_404_from_a_server_that_is_not_ollama_names_the_openai_provider(
+    fake_provider: FakeProvider,
+) -> None:
+    """Issue 20 item 3: llama-server has no /api/chat; "check judge.model" misled."""
+    from jev.domain import JudgeInput, Material
+    from jev.judges.ollama import OllamaJudge
+    from jev.positions import number
+
+    numbering = number(Material(("Fix it",)))
+    fake_provider.script(Reply(status=404, body="File Not Found"))
+    judge = OllamaJudge(model="qwen2.5:7b", base_url=fake_provider.url)
+    with pytest.raises(TransportError) as info:
+        judge.ask(JudgeInput("rules", "material", "en", "h"), numbering)
+    assert info.value.status == 404
+    assert "not Ollama" in str(info.value) and "judge.provider openai" in str(info.value)
+
+
 def test_5xx_keeps_retry_after(fake_provider: FakeProvider) -> None:
     fake_provider.script(Reply(status=503, body="maintenance", headers={"Retry-After": "5"}))
     poster = JsonPoster(label="the test judge", timeout_s=2.0, key_env="K", key_present=False)
