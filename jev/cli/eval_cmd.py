@@ -153,8 +153,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give exactly one of CASES_DIR, --builtin or --compare A.json B.json")
     if args.compare:
         return _compare(args.compare)
-    if not args.judge:
-        raise UsageError("--judge is required (rules, openai, anthropic, …)")
+    if not args.judge and not args.profile:
+        raise UsageError(
+            "name the judge to measure: --judge rules|openai|anthropic|… , or --profile P "
+            "to measure the judge that profile names"
+        )
     if args.sets and not args.builtin:
         raise UsageError("--set only goes with --builtin")
     if args.builtin:

@@ -186,3 +186,16 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     bad = tmp_path / "p.toml"
     bad.write_text("[models\n", "utf-8")
     assert main(["eval", str(CASES), "--judge", "rules", "--prices", str(bad)]) == 2
+
+
+def test_a_profile_names_the_judge_without_judge_flag(
+    jev_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 20 item 3: `jev eval --profile P` measures the judge profile P names."""
+    from jev.settings import save_settings
+
+    save_settings("ci", {"judge.provider": "rules"})
+    assert main(["eval", str(CASES), "--profile", "ci"]) == 0
+    assert "judge rules" in capsys.readouterr().out
+    assert main(["eval", str(CASES)]) == 2  # neither --judge nor --profile
+    assert "--profile P" in capsys.readouterr().err
