@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import time
-import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +26,7 @@ from jev.domain import ASSESSMENTS, Material, Position
 from jev.errors import UsageError
 from jev.judging import run_audit
 from jev.metrics import INCOMPLETE, ClassStats, Confusion, percentile
+from jev.report import load_prices as read_prices
 
 if TYPE_CHECKING:
     from jev.domain import AuditOutcome, JudgeInfo, Settings
@@ -205,57 +205,36 @@ def focus_hit(focus: Position | None, expected: Sequence[ExpectedFocus]) -> bool
 class PriceTable:
     """Prices per million tokens by model name (input, output), and their currency.
 
-    TOML form (``--prices FILE``)::
-
-        currency = "USD"            # optional, default USD
-        [models."gpt-4o-mini"]
-        input = 0.15                # per million input tokens
-        output = 0.60               # per million output tokens
+    Read by :func:`load_prices` from the one prices format of ``jev report --prices``
+    (:func:`jev.report.load_prices`): keys are ``provider/model`` or ``model``.
     """
 
     models: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     currency: str = "USD"
 
-    def cost(self, model: str, input_tokens: int, output_tokens: int) -> float | None:
-        """Estimated cost of the tokens for ``model``; ``None`` when it has no price."""
-        price = self.models.get(model)
+    def cost(
+        self, model: str, input_tokens: int, output_tokens: int, provider: str = ""
+    ) -> float | None:
+        """Estimated cost of the tokens for ``model`` (``provider/model`` first);
+        ``None`` when it has no price."""
+        price = self.models.get(f"{provider}/{model}") if provider else None
+        price = price or self.models.get(model)
         if price is None:
             return None
         return (input_tokens * price[0] + output_tokens * price[1]) / 1_000_000
 
 
 def load_prices(path: Path) -> PriceTable:
-    """Read a price table (see :class:`PriceTable`).
+    """Read a prices file: the same format as ``jev report --prices``
+    (:func:`jev.report.load_prices`, which also reads the older ``[models."name"]``
+    ``input``/``output`` form).
 
     Raises:
-        UsageError: unreadable file, invalid TOML, or a model without numeric
-            non-negative ``input`` and ``output`` prices.
+        UsageError: unreadable file, invalid TOML/JSON, or an entry without
+            non-negative numeric prices.
     """
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read the price table {path} ({exc}); check the path") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"the price table {path} is not valid TOML ({exc}); fix it") from None
-    models = data.get("models", {})
-    if not isinstance(models, dict):
-        raise UsageError(f"{path}: [models] must be a table of model names; fix the file")
-    table: dict[str, tuple[float, float]] = {}
-    for name, entry in models.items():
-        ok = isinstance(entry, dict) and all(
-            isinstance(entry.get(k), int | float)
-            and not isinstance(entry.get(k), bool)
-            and entry[k] >= 0
-            for k in ("input", "output")
-        )
-        if not ok:
-            raise UsageError(
-                f"{path}: models.{name!r} needs numeric input and output prices per "
-                "million tokens (>= 0); fix the file"
-            )
-        table[str(name)] = (float(entry["input"]), float(entry["output"]))
-    currency = data.get("currency", "USD")
-    return PriceTable(table, str(currency))
+    prices = read_prices(path)
+    return PriceTable(dict(prices.table), prices.currency)
 
 
 # ---------------------------------------------------------------------------- evaluation
@@ -414,7 +393,7 @@ class EvalReport:
         tin, tout = self.tokens()
         if tin is None and tout is None:
             return None
-        return self.prices.cost(self.judge.model, tin or 0, tout or 0)
+        return self.prices.cost(self.judge.model, tin or 0, tout or 0, provider=self.judge.provider)
 
     def to_json(self) -> dict[str, Any]:
         """The whole report as one JSON object (``jev eval --json``)."""

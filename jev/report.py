@@ -12,7 +12,10 @@ Definitions (per group and in total):
 * ``verdicts``: the assessment mix of ``verdict`` records;
 * ``blocks``: supplements sent back into a turn (action ``supplement`` with steering);
 * ``catches``: a supplement followed, in the same turn, by a ``complete`` verdict;
-* ``needs_user``: hand-offs to the user (action ``hand-to-user``);
+* ``needs_user``: ``needs-user`` verdicts handed to the user (action ``hand-to-user``);
+* ``handed_over``: other verdicts handed to the user instead of sent back (action
+  ``hand-to-user`` with ``omission``/``contradiction``/``unknown``: ``jev audit``, or a
+  stop the host could not steer), counted apart from ``needs_user`` (issue 23 item 4);
 * ``exhausted``: turns whose supplement budget ran out (action ``exhausted``);
 * ``incomplete``: incomplete audits by error kind (or reason);
 * ``latency_ms``: p50/p95 of the judge latency of audits that called a judge;
@@ -80,9 +83,11 @@ class Prices:
 
     Attributes:
         table: key -> ``(input_per_million, output_per_million)``.
+        currency: the prices' currency (``USD`` unless the file says otherwise).
     """
 
     table: dict[str, tuple[float, float]] = field(default_factory=dict)
+    currency: str = "USD"
 
     def cost(self, judge: Mapping[str, Any] | None, usage: Mapping[str, Any]) -> float | None:
         """USD for one audit's tokens, or ``None`` when its model has no price."""
@@ -97,11 +102,16 @@ class Prices:
 
 
 def load_prices(path: Path) -> Prices:
-    """Read a prices file (TOML or JSON)::
+    """Read a prices file (TOML, or JSON with a ``.json`` name): the one format of
+    ``jev report --prices`` and ``jev eval --prices`` (issue 23 item 4)::
 
-        ["openai/deepseek-chat"]          # or just "deepseek-chat"
+        currency = "USD"                  # optional, default USD
+        ["openai/deepseek-chat"]          # provider/model, or just "deepseek-chat"
         input_per_million = 0.27
         output_per_million = 1.10
+
+    The older ``jev eval`` form is read too: ``[models."gpt-4o-mini"]`` with ``input``
+    and ``output`` (per million tokens).
 
     Raises:
         UsageError: unreadable file, bad syntax, or an entry without two
@@ -115,19 +125,39 @@ def load_prices(path: Path) -> Prices:
         data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UsageError(f"the prices file {path} is not valid ({exc}).") from None
+    if not isinstance(data, dict):
+        raise UsageError(f'{path}: expected a table of models, e.g. ["deepseek-chat"].')
+    currency = data.get("currency", "USD")
+    if not isinstance(currency, str) or not currency.strip():
+        raise UsageError(f'{path}: currency must be a name such as "USD".')
+    entries: list[tuple[str, Any, tuple[str, str]]] = []
+    for key, entry in data.items():
+        if key == "currency":
+            continue
+        if (
+            key == "models"
+            and isinstance(entry, dict)
+            and all(isinstance(v, dict) and "input_per_million" not in v for v in entry.values())
+        ):
+            entries += [(f"models.{n}", v, ("input", "output")) for n, v in entry.items()]
+            continue
+        entries.append((str(key), entry, ("input_per_million", "output_per_million")))
     table: dict[str, tuple[float, float]] = {}
-    for key, entry in data.items() if isinstance(data, dict) else ():
+    for key, entry, (cin, cout) in entries:
         try:
-            pair = (float(entry["input_per_million"]), float(entry["output_per_million"]))
+            values = (entry[cin], entry[cout])
+            if any(isinstance(v, bool) or not isinstance(v, int | float) for v in values):
+                raise TypeError
+            pair = (float(values[0]), float(values[1]))
         except (TypeError, KeyError, ValueError):
             pair = (-1.0, -1.0)
         if min(pair) < 0 or not all(math.isfinite(v) for v in pair):
             raise UsageError(
-                f"{path}: [{key}] needs input_per_million and output_per_million, "
-                f"non-negative numbers of USD per million tokens."
+                f"{path}: [{key}] needs numeric {cin} and {cout} prices: non-negative "
+                f"numbers of {currency} per million tokens."
             )
-        table[str(key)] = pair
-    return Prices(table)
+        table[key.removeprefix("models.") if cin == "input" else key] = pair
+    return Prices(table, currency.strip())
 
 
 @dataclass
@@ -137,6 +167,7 @@ class _Group:
     blocks: int = 0
     catches: int = 0
     needs_user: int = 0
+    handed_over: int = 0
     exhausted: int = 0
     incomplete: Counter[str] = field(default_factory=Counter)
     latency: LatencyHistogram = field(default_factory=LatencyHistogram)
@@ -152,6 +183,7 @@ class _Group:
             "blocks": self.blocks,
             "catches": self.catches,
             "needs_user": self.needs_user,
+            "handed_over": self.handed_over,
             "exhausted": self.exhausted,
             "incomplete": dict(sorted(self.incomplete.items())),
             "latency_ms": {
@@ -237,8 +269,10 @@ class Report:
             group.incomplete[record.error_kind or record.reason or "unknown"] += 1
         if kind == "supplement" and record.steer:
             group.blocks += 1
-        elif kind == "hand-to-user":
+        elif kind == "hand-to-user" and record.assessment == "needs-user":
             group.needs_user += 1
+        elif kind == "hand-to-user":
+            group.handed_over += 1
         elif kind == "exhausted":
             group.exhausted += 1
         group.catches += caught
@@ -272,10 +306,10 @@ class Report:
         """A plain-text table: one line per group, then the total, then details."""
         data = self.to_json()
         priced = self.prices is not None
-        head = ["group", "audits", "blocks", "catches", "needs-user", "exhausted",
-                "incomplete", "p50 ms", "p95 ms", "tokens in/out"]  # fmt: skip
+        head = ["group", "audits", "blocks", "catches", "needs-user", "handed over",
+                "exhausted", "incomplete", "p50 ms", "p95 ms", "tokens in/out"]  # fmt: skip
         if priced:
-            head.append("cost USD")
+            head.append(f"cost {self.prices.currency}" if self.prices else "cost USD")
         rows = [head]
         label = "project (profile)" if self.by == "project" else (self.by or "")
         items = [*data["groups"].items(), ("total", data["total"])]
@@ -286,6 +320,7 @@ class Report:
                 str(g["blocks"]),
                 str(g["catches"]),
                 str(g["needs_user"]),
+                str(g["handed_over"]),
                 str(g["exhausted"]),
                 str(sum(g["incomplete"].values())),
                 _num(g["latency_ms"]["p50"]),

@@ -467,3 +467,51 @@ def test_a_model_without_a_provider_is_not_called_no_model(jev_home: Path) -> No
     shown = _run_jev("audit", str(EXAMPLE), "--no-record")
     assert "no model configured" not in shown.stdout
     assert "judge.model deepseek-chat is set but judge.provider is rules" in shown.stdout
+
+
+def test_report_and_overview_count_only_needs_user_verdicts_as_needs_user(
+    jev_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from jev.store import Store, default_store_path
+    from jev.ui.records_view import Filters, overview
+
+    for _ in range(3):  # jev audit hands an omission to the user: not a needs-user verdict
+        assert main(["audit", str(EXAMPLE)]) == 4
+    capsys.readouterr()
+    assert main(["report", "--json"]) == 0
+    total = json.loads(capsys.readouterr().out)["total"]
+    assert total["needs_user"] == 0 and total["handed_over"] == 3
+    assert total["verdicts"] == {"omission": 3}
+    assert main(["report"]) == 0
+    table = capsys.readouterr().out
+    assert "needs-user" in table and "handed over" in table
+    with Store(default_store_path()) as store:
+        data = overview(store.iter_records(), Filters.from_query({}))
+    assert (data.handoffs, data.handed_over) == (0, 3)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '["rules-v1"]\ninput_per_million = 1.0\noutput_per_million = 2.0\n',
+        '[models."rules-v1"]\ninput = 1.0\noutput = 2.0\n',
+    ],
+)
+def test_eval_and_report_read_the_same_prices_file(text: str, tmp_path: Path) -> None:
+    from jev.evaluate import load_prices as eval_prices
+    from jev.report import load_prices as report_prices
+
+    path = tmp_path / "prices.toml"
+    path.write_text(text, encoding="utf-8")
+    assert report_prices(path).table == {"rules-v1": (1.0, 2.0)}
+    assert eval_prices(path).cost("rules-v1", 1_000_000, 1_000_000) == pytest.approx(3.0)
+    slashed = tmp_path / "slash.toml"
+    slashed.write_text('["openai/m"]\ninput_per_million = 1\noutput_per_million = 1\n')
+    assert eval_prices(slashed).cost("m", 10**6, 0, provider="openai") == pytest.approx(1.0)
+    for argv in (
+        ["eval", str(REPO / "tests" / "fixtures" / "cases"), "--judge", "rules"],
+        ["report"],
+    ):
+        done = _run_jev(*argv, "--prices", str(path))
+        assert done.returncode in (0, 3), (argv, done.stderr)
+        assert "prices" not in done.stderr, done.stderr

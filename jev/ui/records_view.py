@@ -11,7 +11,9 @@ Definitions used by the overview (each over the records that pass the filters):
   by UTC day and assessment;
 * a *block sent* is a record whose action is ``supplement`` (the agent was sent back);
 * a *catch* is a turn in which a ``complete`` verdict follows a supplement;
-* a *needs-user hand-off* is a record whose action is ``hand-to-user``;
+* a *needs-user hand-off* is a ``needs-user`` verdict whose action is
+  ``hand-to-user``; any other verdict handed to the user instead of sent back
+  (``jev audit``, a stop the host could not steer) is *handed over*, counted apart;
 * an *incomplete audit* is a record with status ``incomplete``, grouped by its
   error kind (``over-budget``, ``transport``, …);
 * latency percentiles are over normal audits (nearest rank), the judge time of the
@@ -406,7 +408,8 @@ class Overview:
         per_day: ``{day: {assessment: count}}`` of normal audits, days ascending.
         verdicts: ``{assessment: count}`` over all days.
         blocks: supplements sent. ``catches``: turns where complete followed a supplement.
-        handoffs: needs-user hand-offs. ``incomplete``: incomplete audits;
+        handoffs: needs-user hand-offs. ``handed_over``: other verdicts handed to the
+            user instead of sent back. ``incomplete``: incomplete audits;
             ``incomplete_why``: ``{error kind: count}``.
         stale: verdicts recorded as stale.
         latency_p50_ms / latency_p95_ms: judge latency percentiles (ms), ``None`` if no call.
@@ -423,6 +426,7 @@ class Overview:
     blocks: int = 0
     catches: int = 0
     handoffs: int = 0
+    handed_over: int = 0
     incomplete: int = 0
     incomplete_why: dict[str, int] = field(default_factory=dict)
     stale: int = 0
@@ -459,8 +463,10 @@ def overview(records: Iterable[Record], filters: Filters) -> Overview:
         if kind == "supplement" and record.status == "verdict":
             result.blocks += 1
             supplemented.add(key)
-        if kind == "hand-to-user":
+        if kind == "hand-to-user" and record.assessment == "needs-user":
             result.handoffs += 1
+        elif kind == "hand-to-user":
+            result.handed_over += 1
         if record.status == "incomplete":
             result.incomplete += 1
             why[record.error_kind or "unknown"] += 1

@@ -73,7 +73,10 @@ def direct_counts() -> dict[str, object]:
         "audits": len(verdicts),
         "blocks": sum((r.action or {}).get("kind") == "supplement" for r in records),
         "catches": catches,
-        "handoffs": sum((r.action or {}).get("kind") == "hand-to-user" for r in records),
+        "handoffs": sum(
+            (r.action or {}).get("kind") == "hand-to-user" and r.assessment == "needs-user"
+            for r in records
+        ),
         "incomplete": sum(r.status == "incomplete" for r in records),
         "input_tokens": sum((r.usage or {}).get("input_tokens") or 0 for r in records),
         "output_tokens": sum((r.usage or {}).get("output_tokens") or 0 for r in records),
