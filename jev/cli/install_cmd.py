@@ -163,6 +163,9 @@ def run(args: argparse.Namespace) -> int:
                 "note: --no-todo-tools: Jev audits only turns in which the agent kept a Todo "
                 "list; make sure the host's Todo tool is available (see README).\n"
             )
-        for note in _installer_of(args.host).notes():
+        installer = _installer_of(args.host)
+        scope_notes = getattr(installer, "scope_notes", None)  # e.g. Codex project trust
+        extra = scope_notes(args.scope or "user") if callable(scope_notes) else ()
+        for note in (*installer.notes(), *extra):
             out.write(note + "\n")
     return 0

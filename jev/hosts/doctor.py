@@ -316,14 +316,19 @@ def _read_newest_session(host: str, report: HostReport) -> None:
         reason = " ".join(str(exc).split())
     else:
         opened = [t for t in turns if t.opening != "subagent"]
-        lost = [t for t in opened if t.status == "missing"]
+        # a turn without its request is lost even when it used no Todo (then "skipped")
+        lost = [t for t in opened if t.status == "missing" or t.opening == "missing"]
         if not opened or len(lost) < len(opened):
             report.session_readable = True
             return
-        reason = lost[-1].reason
+        reason = next(
+            (t.reason for t in reversed(lost) if t.status == "missing"),
+            "no turn's request is in the file",
+        )
     report.session_readable = False
+    noun = str(getattr(installer, "session_noun", "") or "session")  # Codex: "rollout"
     report.problems.append(
-        f"{host}: cannot read the newest session {newest} ({reason}); this version of "
+        f"{host}: cannot read the newest {noun} {newest} ({reason}); this version of "
         f"{host} writes a format this Jev does not read: update Jev, or report it"
     )
 

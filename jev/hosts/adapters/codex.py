@@ -11,7 +11,11 @@
   the turn key is the host's ``turn_id``.
 * **install**: ``~/.codex/hooks.json`` (user) or ``<project>/.codex/hooks.json``;
   ``timeout`` in seconds. Codex runs a new or changed hook only after the user
-  trusts it in ``/hooks`` (trust by hash).
+  trusts it (trust by hash): ``codex exec`` skips an untrusted hook silently
+  (measured, 0.169.0). The TUI's "Hooks need review" screen stores the trust as
+  ``[hooks.state."<hooks.json>:stop:<group>:<handler>"] trusted_hash`` in the user
+  ``config.toml``; :func:`hook_trust_hash` computes that hash the way Codex does, so
+  ``jev doctor`` can say whether Jev's hook is trusted (hosts.md (Codex CLI)).
 
 Stdlib only at import time (the fast path imports this module for every stop).
 """
@@ -209,11 +213,29 @@ class CodexInstaller:
             ),
         )
 
+    #: ``jev doctor``'s word for this host's session file.
+    session_noun = "rollout"
+
     def notes(self) -> tuple[str, ...]:
-        """Codex re-asks the user to trust a new or changed hook (hosts.md (Codex CLI))."""
+        """How to trust the hook: Codex skips an untrusted hook silently (hosts.md
+        (Codex CLI), measured 0.169.0)."""
         return (
-            "note: Codex runs a new or changed hook only after you review and trust it "
-            "(/hooks in Codex): after this install, open /hooks and trust Jev's Stop hook.",
+            "note: Codex runs a new or changed hook only after you trust it, and `codex exec` "
+            "skips an untrusted hook without a word: start `codex` once and choose "
+            '"Trust all and continue" on its "Hooks need review" screen (or review it in '
+            "/hooks); for an automated run that already vets its hooks, `codex exec "
+            "--dangerously-bypass-hook-trust` runs it untrusted. `jev doctor --host codex` "
+            "says whether the hook is trusted.",
+        )
+
+    def scope_notes(self, scope: str) -> tuple[str, ...]:
+        """The project-scope condition: Codex loads ``<project>/.codex`` only in a
+        trusted project (hosts.md §0a)."""
+        if scope != "project":
+            return ()
+        return (
+            "note: Codex reads <project>/.codex/hooks.json only in a trusted project: trust "
+            "the folder when `codex` asks, or run `codex exec --trust …` once in it.",
         )
 
     @property
@@ -227,12 +249,28 @@ class CodexInstaller:
         return True
 
     def checks(self, scope: str, path: Path) -> tuple[str, ...]:
-        """Nothing host-specific yet."""
-        return ()
+        """Whether Codex will run Jev's hook in ``path``: its trust entry in the user
+        ``config.toml`` matches the hook's current hash (:func:`hook_trust_hash`), the
+        hook is not disabled there, and for ``scope`` ``project`` the project is trusted.
+
+        Returns:
+            One line per problem, naming the fix (``()`` when Codex runs the hook).
+        """
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
+        from jev.hosts.adapters.codex_trust import trust_problems
+
+        return trust_problems(scope, path, self.config_path("user", path.parent))
 
     def newest_session(self) -> Path | None:
-        """Not read yet."""
-        return None
+        """The newest ``rollout-*.jsonl`` under ``$CODEX_HOME/sessions`` (default
+        ``~/.codex/sessions``, laid out ``YYYY/MM/DD``), by modification time; ``None``
+        when there is none."""
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
+        from pathlib import Path
+
+        from jev.hosts.adapters.codex_trust import newest_rollout
+
+        return newest_rollout(self.config_path("user", Path.home()).parent / "sessions")
 
 
 _INSTALLER = CodexInstaller()
