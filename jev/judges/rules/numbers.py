@@ -1,6 +1,5 @@
 """Rule family: numeric and count conflicts — ``partial-count-claimed-all``,
-``number-mismatch``, ``version-mismatch``, ``setting-mismatch``, ``none-claimed-vs-count``,
-``list-count-mismatch`` (design.md §5, §13)."""
+``number-mismatch``, ``version-mismatch``, ``list-count-mismatch`` (design.md §5, §13)."""
 
 from __future__ import annotations
 
@@ -8,19 +7,15 @@ import re
 
 from jev.judges.rules._base import (
     _FRACTION,
-    _I,
     _NEGATION,
-    _PAST_RUN,
     _STOPWORDS,
     _VERB_CLASSES,
     LazyRx,
     RuleHit,
-    Rx,
     _code_tokens,
     _contains_token,
     _distinctive_tokens,
     _hit,
-    _lower,
     _open_marked,
     _quote,
     _rx,
@@ -29,7 +24,6 @@ from jev.judges.rules._base import (
     _View,
     _Words,
 )
-from jev.positions import sentences as _sentences
 
 _W = _Words("numbers")
 
@@ -341,101 +335,3 @@ def _old_version(clause: str, start: int, end: int) -> bool:
 def _same_version_shape(a: str, b: str) -> bool:
     pa, pb = a.split("."), b.split(".")
     return len(pa) == len(pb) and pa[0] == pb[0]
-
-
-#: A Todo that sets a named setting to a number or boolean ("minReplicas 为 3",
-#: "set max_workers to 8", "`retries = 5`"). The key must look like an identifier.
-_TODO_SETTING = re.compile(
-    r"(?<![\w.])`?(?P<key>[A-Za-z_][\w.]*)`?\s*"
-    r"(?:to|=|:|为|改为|改成|设为|设置为|调到|调为|→|->)\s*`?(?P<val>-?\d+(?:\.\d+)?|true|false)\b",
-)
-
-#: ``{key}`` bound to a value in the answer ("minReplicas: 4", "`retries` is 5", "为 3").
-_ANSWER_SETTING = (
-    r"(?<![\w.]){key}`?\s*(?:[:=]|\bis(?: now)?\b|为|是|设为|改为)\s*[`'\"*]*"
-    r"(-?\d+(?:\.\d+)?|true|false)\b"
-)
-
-
-def _rule_setting_mismatch(view: _View) -> RuleHit | None:
-    """``setting-mismatch``: a completed Todo sets ``key`` to V; the answer shows ``key`` at
-    another value W and never at V (an old value — "from 2", "2 →" — does not count)."""
-    for todo in view.todos:
-        if todo.status != "completed" or not _HAS_VALUE.search(todo.text):
-            continue
-        if _open_marked(todo.text):
-            continue
-        for m in _TODO_SETTING.finditer(todo.text):
-            if not _IDENTIFIER_SHAPE.search(m.group("key")):
-                continue  # a plain word ("replicas to 3") is not a named setting
-            key = m.group("key").rsplit(".", 1)[-1]
-            wanted = m.group("val").lower()
-            if len(key) < 4 or key.lower() not in _lower(view.answer_text):
-                continue
-            rx = re.compile(_ANSWER_SETTING.format(key=re.escape(key)), _I)
-            seen = []
-            for a in view.answers:
-                for v in rx.finditer(a.text):
-                    if _old_version(a.text, v.start(), v.end()):
-                        continue
-                    seen.append((a, v.group(1).lower()))
-            if not seen or any(_same_value(val, wanted) for _, val in seen):
-                continue
-            a, other = seen[0]
-            return _hit(
-                "setting-mismatch",
-                "contradiction",
-                a,
-                f"Todo {todo.id} sets {key} to {wanted} (“{_quote(todo.text, 60)}”), but the "
-                f"answer shows {key} at {other}: “{_quote(a.text)}”",
-                0.75,
-            )
-    return None
-
-
-_HAS_VALUE = re.compile(r"\d|true|false", re.I)
-
-_IDENTIFIER_SHAPE = re.compile(r"[a-z][A-Z]|_|\w\.\w")
-
-
-def _same_value(a: str, b: str) -> bool:
-    try:
-        return float(a) == float(b)
-    except ValueError:
-        return a == b
-
-
-#: A completed Todo that says nothing of a kind happened ("nothing destroyed",
-#: "no failures", "没有报错").
-_TODO_NONE = _W.rx("todo_none")
-
-
-def _rule_none_claimed_vs_count(view: _View) -> RuleHit | None:
-    """``none-claimed-vs-count``: a completed Todo says "nothing destroyed" / "no failures"
-    while the answer reports a positive count of that kind ("1 to destroy", "2 failed")."""
-    for todo in view.todos:
-        if todo.status != "completed":
-            continue
-        m = _TODO_NONE.search(todo.text)
-        if m is None:
-            continue
-        count: Rx
-        if m.group("en"):
-            count = _rx(rf"\b[1-9]\d*\s+(?:to\s+)?{m.group('en')}\w*")
-        else:
-            count = re.compile(rf"[1-9]\d*\s*(?:个|处|条)?{m.group('zh')}")
-        for a in view.answers:
-            for sentence in _sentences(a.text):
-                if not count.search(sentence) or _PAST_RUN.search(sentence):
-                    continue
-                if _rx(r"\b(fixed|resolved)\b|修复|解决").search(sentence):
-                    continue
-                return _hit(
-                    "none-claimed-vs-count",
-                    "contradiction",
-                    todo,
-                    f"Todo {todo.id} says none (“{_quote(todo.text, 60)}”), but the answer "
-                    f"reports some: “{_quote(sentence)}”",
-                    0.75,
-                )
-    return None

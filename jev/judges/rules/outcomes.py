@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 
-from jev.domain import Position
 from jev.judges.rules._base import (
     _CODE_SPAN,
     _I,
@@ -147,58 +146,4 @@ def _rule_green_claim_vs_failures(view: _View) -> RuleHit | None:
                 f"“{_quote(sentence)}”",
                 0.8,
             )
-    return None
-
-
-#: "runs over the 48 cases …: 47 pass" — a total, its noun, then fewer passes.
-_TOTAL_THEN_PASSES = re.compile(
-    r"\b(\d{1,6})\s+([a-z]{3,12}?)s?\b[^.;\n]{0,80}?[:：—–-]\s*(\d{1,6})\s+"
-    r"(?:pass(?:ed|es)?|succeed\w*|green|match(?:ed|es)?|ok)\b",
-    re.I,
-)
-_GENERIC_NOUNS = "tests?|cases?|specs?|checks?|fixtures?|examples?|files?|items?|keys?|endpoints?"
-
-
-def _partial_runs(view: _View) -> list[tuple[Position, str, str]]:
-    """Answer sentences reporting fewer passes than cases: (position, sentence, noun)."""
-    found = []
-    for a in view.answers:
-        for sentence in _sentences(a.text):
-            plain = _strip_code(sentence)
-            for m in _TOTAL_THEN_PASSES.finditer(plain):
-                if int(m.group(3)) < int(m.group(1)):
-                    found.append((a, sentence, re.escape(m.group(2).lower())))
-            if _partial_pass(plain):
-                found.append((a, sentence, _GENERIC_NOUNS))
-    return found
-
-
-def _rule_partial_pass_claimed_all(view: _View) -> RuleHit | None:
-    """``partial-pass-claimed-all``: the answer reports fewer passes than cases ("the 48
-    cases …: 47 pass") and, in another sentence, claims every one of them ("identical …
-    for every fixture case", "all tests pass") — a contradiction inside the answer."""
-    partial = _partial_runs(view)
-    if not partial:
-        return None
-    for _pos, run, noun in partial:
-        universal = re.compile(
-            rf"\b(?:every|all|each)\b(?:\s+(?:of\s+)?(?:the\s+)?[\w-]+){{0,2}}?\s+(?:{noun})s?\b"
-            r"|(?:全部|所有|每个)[^，。；\n]{0,8}(?:通过|一致|相同)",
-            re.I,
-        )
-        for a in view.answers:
-            for sentence in _sentences(a.text):
-                plain = _strip_code(sentence)
-                if sentence == run or not universal.search(plain) or _NEGATION.search(plain):
-                    continue
-                if _FAILURES_REMAIN.search(plain) or _partial_pass(plain):
-                    continue
-                return _hit(
-                    "partial-pass-claimed-all",
-                    "contradiction",
-                    a,
-                    f"the answer reports a partial result (“{_quote(run)}”) but claims all of "
-                    f"them: “{_quote(sentence)}”",
-                    0.75,
-                )
     return None
