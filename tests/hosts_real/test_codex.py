@@ -271,9 +271,16 @@ def test_trusted_user_hook_budget_fix_silent_needs_user_resume_and_doctor(
         assert last["assessment"] == "needs-user" and last["action"]["kind"] != "supplement"
         assert "needs-user" not in ask.stdout + ask.stderr  # exec shows no systemMessage
 
-        # the newest rollout as the reader before the 0.169 fix saw it: no request anywhere
-        rollout = codex.rollouts()[-1]
+        # `jev audit` reads the rollout Codex wrote, each turn as the hook judged it
+        rollout = max(codex.rollouts(), key=lambda p: p.stat().st_mtime)
         assert len(codex.rollouts()) == 2  # the untrusted run, and the resumed session
+        audit = host_home.jev("audit", "--turn", "1", "--no-record", str(rollout), check=False)
+        assert "turn 1: contradiction" in audit.stdout, audit.stdout + audit.stderr
+        assert "Update the README signup section" in audit.stdout
+        audit = host_home.jev("audit", "--no-record", str(rollout), check=False)
+        assert "turn 4: needs-user" in audit.stdout, audit.stdout + audit.stderr
+
+        # the newest rollout as the reader before the 0.169 fix saw it: no request anywhere
         newer = rollout.with_name("rollout-2099-01-01T00-00-00-unreadable.jsonl")
         newer.write_text(rollout.read_text().replace('"UserMessage"', '"UserMessageV9"'))
         os.utime(newer, (rollout.stat().st_mtime + 5,) * 2)
