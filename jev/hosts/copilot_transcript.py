@@ -31,6 +31,17 @@ a file). A turn used the Todo list when one of its statements wrote to ``todos``
 
 **Final answer.** The later of the turn's last root ``assistant.message`` with text and
 its last ``session.task_complete`` ``summary`` (autopilot's ``task_complete`` tool).
+
+**Catching up with the stop** [M 1.0.102]. The stop hook can run before Copilot has
+written the turn's newest events, and stdin carries no last answer; at a re-stop the
+file may still end on the previous round's answer. Copilot logs every hook run as a
+``hook.start`` event whose ``input`` is the hook's stdin, so with ``stop_timestamp``
+(stdin ``timestamp``, ms) :func:`read_current_turn` raises :class:`TranscriptBehind`
+until that stop's ``hook.start`` is in the file (everything before it is then written
+too); the caller polls. Without a timestamp it raises while the newest root
+``user.message`` (Jev's supplement included) has no later assistant text. A caught-up
+stop whose agent said nothing after the newest user message has the final answer "",
+never the previous round's.
 """
 
 from __future__ import annotations
@@ -43,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from jev.domain import TodoItem
+from jev.errors import MaterialMissing
 from jev.hosts.readkit import (
     SupplementTest,
     as_dict,
@@ -55,6 +67,7 @@ from jev.hosts.turns import Turn, TurnDraft, json_lines, no_turn_error
 __all__ = [
     "TODO_SCHEMA",
     "TodoTable",
+    "TranscriptBehind",
     "read_current_turn",
     "read_turns",
     "scan",
@@ -161,10 +174,22 @@ def session_db_rows(events_path: Path) -> tuple[TodoItem, ...] | None:
 _NO_OPENING = "material missing: the turn's user message is not in the Copilot events file"
 
 
+class TranscriptBehind(MaterialMissing):
+    """The events file has not caught up with the stop being audited (module
+    docstring): poll again, and never judge the answer it holds now."""
+
+    kind = "material-missing"
+
+
 @dataclass
 class _Acc(TurnDraft):
     stops: int = 0
     supplements: int = 0
+    #: An assistant text came after the turn's newest root user message.
+    fresh: bool = False
+    #: stdin ``timestamp`` values of every ``agentStop`` hook run the file logs (set
+    #: on the file's last turn only).
+    stop_marks: set[int] | None = None
 
 
 def _accs(
@@ -176,6 +201,7 @@ def _accs(
     accs: list[_Acc] = []
     cur: _Acc | None = None
     session = ""
+    marks: set[int] = set()
     try:
         for rec in records:
             if "agentId" in rec:
@@ -191,9 +217,11 @@ def _accs(
                 if test(text):
                     if cur is not None:
                         cur.supplements += 1
+                        cur.fresh = False
                     continue
                 if data.get("delivery") == "steering" and cur is not None:
                     cur.request.append(text)
+                    cur.fresh = False
                     continue
                 key = as_str(data.get("interactionId")) or as_str(rec.get("id"))
                 cur = _Acc(key=key, opening="prompt", request=[text])
@@ -205,10 +233,12 @@ def _accs(
                 text = as_str(data.get("content")).strip()
                 if text:
                     cur.answer = text
+                    cur.fresh = True
             elif etype == "session.task_complete" and cur is not None:
                 summary = as_str(data.get("summary")).strip()
                 if summary:
                     cur.answer = summary
+                    cur.fresh = True
             elif etype == "tool.execution_start" and data.get("toolName") == "sql":
                 args = as_dict(data.get("arguments"))
                 database = as_str(args.get("database")) or "session"
@@ -222,10 +252,16 @@ def _accs(
                     cur.todo_used = True
                 if cur is not None and cur.todo_used:
                     cur.todos = table.items()
-            elif etype == "hook.start" and data.get("hookType") == "agentStop" and cur is not None:
-                cur.stops += 1
+            elif etype == "hook.start" and data.get("hookType") == "agentStop":
+                mark = as_dict(data.get("input")).get("timestamp")
+                if isinstance(mark, int) and not isinstance(mark, bool):
+                    marks.add(mark)
+                if cur is not None:
+                    cur.stops += 1
     finally:
         table.close()
+    if accs:
+        accs[-1].stop_marks = marks
     return accs, session
 
 
@@ -251,14 +287,26 @@ def read_turns(path: str | Path, *, is_supplement: SupplementTest | None = None)
 
 
 def read_current_turn(
-    path: str | Path, *, is_supplement: SupplementTest | None = None, use_session_db: bool = True
+    path: str | Path,
+    *,
+    is_supplement: SupplementTest | None = None,
+    use_session_db: bool = True,
+    stop_timestamp: int | None = None,
+    wait_for_answer: bool = False,
 ) -> Turn:
     """The last root turn (``number`` 0). Reads the whole file (the todo table is
     session state). With ``use_session_db`` the host's own database, when found
     (:func:`session_db_rows`), gives the current rows instead of the replay.
 
+    Args:
+        stop_timestamp: the stop hook's stdin ``timestamp`` (ms): the file must hold
+            that stop's ``hook.start`` (module docstring, "Catching up").
+        wait_for_answer: without a timestamp, the newest root user message must have
+            a later assistant text.
+
     Raises:
         UsageError: unreadable file.
+        TranscriptBehind: the file has not caught up with the stop yet.
         MaterialMissing: no turn yet.
     """
     path = Path(path)
@@ -266,6 +314,16 @@ def read_current_turn(
     if not accs:
         raise no_turn_error(path)
     last = accs[-1]
+    if stop_timestamp is not None and stop_timestamp not in (last.stop_marks or ()):
+        raise TranscriptBehind(
+            f"the transcript {path} does not yet log the stop of {stop_timestamp} ms"
+        )
+    if stop_timestamp is None and wait_for_answer and not last.fresh:
+        raise TranscriptBehind(
+            f"the transcript {path} holds no answer after the turn's newest user message yet"
+        )
+    if stop_timestamp is not None and not last.fresh:
+        last.answer = ""  # caught up, and the agent said nothing since the newest user message
     rows = session_db_rows(path) if use_session_db and last.todo_used else None
     return last.turn(0, no_opening=_NO_OPENING, todos=rows)
 

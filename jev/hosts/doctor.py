@@ -197,7 +197,11 @@ def _host_report(
         if not handlers:
             continue
         report.hooks[scope] = str(path)
-        report.problems.extend(installer.checks(scope, path))
+        for line in installer.checks(scope, path):  # "warning: …" does not fail doctor
+            if line.startswith("warning: "):
+                report.warnings.append(line.removeprefix("warning: "))
+            else:
+                report.problems.append(line)
         for handler in handlers:
             exe = _command_exe(handler)
             if not _exe_exists(exe):

@@ -235,7 +235,11 @@ class CopilotSim(HostSim):
             "timestamp": 1784891546495 + self.n,
             "cwd": str(self.folder),
         }
-        return {k: v for k, v in data.items() if v is not missing}
+        data = {k: v for k, v in data.items() if v is not missing}
+        # Copilot logs each hook run, its stdin as `input`, before it runs the hook
+        # (real 1.0.102 file); Jev waits for it so it never judges a stale answer.
+        self._event("hook.start", {"hookType": "agentStop", "input": data})
+        return data
 
 
 class QwenSim(HostSim):

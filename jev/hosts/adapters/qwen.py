@@ -9,18 +9,25 @@ Sources: QwenLM/qwen-code ``docs/users/features/hooks.md`` @00d06c8,
   before QwenLM/qwen-code#11613, so never trusted), ``last_assistant_message``.
 * **answer**: exit 0 + ``{"decision": "block", "reason": …}``; ``systemMessage`` for a
   notice; "" for nothing.
-* **turn**: the session JSONL (:mod:`jev.hosts.qwen_transcript`: the active branch of
-  ``ChatRecord``s, turns keyed by ``promptId``, ``todo_write``); the hook's
-  ``last_assistant_message`` wins over a transcript that may lag.
+* **turn**: the session JSONL ``~/.qwen/projects/<project slug>/chats/<session>.jsonl``
+  (:mod:`jev.hosts.qwen_transcript`: the active branch of ``ChatRecord``s,
+  ``todo_write``); 0.24.4 writes no ``promptId``, so a turn is keyed by its user
+  record's ``uuid`` [M]. The block reason is not written to the chat file [M]. The
+  hook's ``last_assistant_message`` wins over a transcript that may lag.
 * **install**: ``~/.qwen/settings.json`` (user) or ``<project>/.qwen/settings.json``,
   ``hooks.Stop[{hooks: [{type: "command", command, timeout}]}]`` with the command
-  ``timeout`` in **milliseconds** (default 60000). ``todo_write`` is a core tool, on
-  by default.
+  ``timeout`` in **milliseconds** (default 60000), and ``tools.todoWrite.enabled:
+  true``: 0.24.4 registers ``todo_write`` only with it [M] (hosts.md §0a).
+* **what the user sees** [M]: ``-p`` prints ``systemMessage`` on stderr; the TUI shows
+  every block as "Stop hook error: <reason>". Qwen takes 8 blocks per prompt and
+  delivers 7 (a tool call between stops does not reset the count), so its block cap
+  is 7.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jev.hosts.adapter_kit import (
@@ -30,7 +37,15 @@ from jev.hosts.adapter_kit import (
     transcript_file,
     with_final_answer,
 )
-from jev.hosts.base import HookAnswer, HookInput, HostAdapter, Installer, common_fields, text_field
+from jev.hosts.base import (
+    ConfigSetting,
+    HookAnswer,
+    HookInput,
+    HostAdapter,
+    Installer,
+    common_fields,
+    text_field,
+)
 from jev.hosts.qwen_transcript import read_current_turn
 from jev.hosts.readkit import supplement_test
 
@@ -38,12 +53,17 @@ if TYPE_CHECKING:
     from jev.hosts.hook import SessionIndex
     from jev.hosts.turns import Turn
 
-__all__ = ["ADAPTER", "QwenAdapter", "QwenInstaller"]
+__all__ = ["ADAPTER", "TODO_WRITE_KEYS", "QwenAdapter", "QwenInstaller"]
+
+
+#: The Qwen setting that registers ``todo_write`` (off by default in 0.24.4 [M]).
+TODO_WRITE_KEYS: tuple[str, ...] = ("tools", "todoWrite", "enabled")
 
 
 class QwenInstaller(HookFileInstaller):
-    """Qwen Code ``settings.json`` (module docstring); ``timeout`` in milliseconds.
-    ``todo_write`` is on by default."""
+    """Qwen Code ``settings.json`` (module docstring); ``timeout`` in milliseconds;
+    ``tools.todoWrite.enabled`` turns the Todo tool on; the block cap is 7 (8 blocks
+    per prompt, 7 delivered)."""
 
     entries: tuple[tuple[str, str], ...] = (("Stop", "qwen"),)
     timeout_unit: str = "ms"
@@ -51,6 +71,21 @@ class QwenInstaller(HookFileInstaller):
     project_folder: tuple[str, ...] = (".qwen",)
     file_name: str = "settings.json"
     program: str = "qwen"
+    host_block_cap: int | None = 7
+    shows_notices: bool = True
+    session_glob: str = ".qwen/projects/*/chats/*.jsonl"
+
+    def todo_tool_settings(self, scope: str, project: Path) -> tuple[ConfigSetting, ...]:
+        """``tools.todoWrite.enabled = true`` in the scope's ``settings.json`` (Qwen
+        0.24.4 offers ``todo_write`` only with it, hosts.md §0a)."""
+        return (
+            ConfigSetting(
+                path=self.config_path(scope, project),
+                keys=TODO_WRITE_KEYS,
+                value=True,
+                what="Todo tool todo_write",
+            ),
+        )
 
 
 class QwenAdapter(FullHookAdapter):
