@@ -33,6 +33,7 @@ import os
 import re
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
@@ -131,6 +132,7 @@ class PostgresBackend(Backend):
         self.errors = (psycopg.Error,)
         self._conn: Any = None
         self._cut_after: float | None = None
+        self._watchdog: _Watchdog | None = None
         try:
             self._connect()
             self._migrate(migrations)
@@ -164,19 +166,18 @@ class PostgresBackend(Backend):
         """One round trip with a client-side deadline: when the server has not
         answered within :data:`STATEMENT_TIMEOUT_S` (or the time left of the hook's
         deadline), the connection's socket is shut down, which wakes the waiting
-        driver with an error (:meth:`describe` then says the server did not answer)."""
-        seconds = deadline.left(STATEMENT_TIMEOUT_S, floor=0.5)
-        conn = self._conn
-        timer = threading.Timer(seconds, self._cut, (conn, seconds))
-        timer.daemon = True
-        timer.start()
+        driver with an error (:meth:`describe` then says the server did not answer).
+        One watchdog thread per backend serves every round trip (:class:`_Watchdog`)."""
+        if self._watchdog is None:
+            self._watchdog = _Watchdog(self)
+        token = self._watchdog.arm(self._conn, deadline.left(STATEMENT_TIMEOUT_S, floor=0.5))
         try:
             yield
         finally:
-            timer.cancel()
+            self._watchdog.disarm(token)
 
     def _cut(self, conn: Any, seconds: float) -> None:
-        """Shut down ``conn``'s socket (from the timer thread); never raises."""
+        """Shut down ``conn``'s socket (from the watchdog thread); never raises."""
         try:
             fd = os.dup(conn.pgconn.socket)
         except Exception:
@@ -314,7 +315,62 @@ class PostgresBackend(Backend):
 
     def close(self) -> None:
         """Close the connection (idempotent)."""
+        if self._watchdog is not None:
+            self._watchdog.stop()
+            self._watchdog = None
         if self._conn is not None:
             with suppress(Exception):
                 self._conn.close()
             self._conn = None
+
+
+class _Watchdog:
+    """The one thread that ends a backend's round trip the server does not answer.
+
+    :meth:`arm` before a round trip, :meth:`disarm` after it (a lock and a notify, so
+    thousands of statements cost no threads); when an armed round trip passes its
+    time, :meth:`PostgresBackend._cut` shuts its socket down.
+    """
+
+    def __init__(self, backend: PostgresBackend) -> None:
+        self._backend = backend
+        self._cond = threading.Condition()
+        self._armed: tuple[int, Any, float, float] | None = None  # token, conn, end, s
+        self._tokens = 0
+        self._stopped = False
+        self._thread = threading.Thread(target=self._run, name="jev-pg-deadline", daemon=True)
+        self._thread.start()
+
+    def arm(self, conn: Any, seconds: float) -> int:
+        """Watch ``conn`` for ``seconds``; returns the token for :meth:`disarm`."""
+        with self._cond:
+            self._tokens += 1
+            self._armed = (self._tokens, conn, time.monotonic() + seconds, seconds)
+            self._cond.notify()
+            return self._tokens
+
+    def disarm(self, token: int) -> None:
+        """The round trip of ``token`` ended."""
+        with self._cond:
+            if self._armed is not None and self._armed[0] == token:
+                self._armed = None
+
+    def stop(self) -> None:
+        """End the thread (the backend is closed)."""
+        with self._cond:
+            self._stopped = True
+            self._cond.notify()
+
+    def _run(self) -> None:
+        with self._cond:
+            while not self._stopped:
+                if self._armed is None:
+                    self._cond.wait()
+                    continue
+                _, conn, end, seconds = self._armed
+                left = end - time.monotonic()
+                if left > 0:
+                    self._cond.wait(left)
+                    continue
+                self._armed = None
+                self._backend._cut(conn, seconds)
