@@ -26,7 +26,8 @@ Each line is ``{timestamp, type, payload}`` (hosts.md (Codex CLI)). Rules:
   the latest call's arguments are not that JSON (the 0.104 fixture is redacted),
   the turn is ``missing`` with a reason — nothing is invented.
 * **Final answer** = ``task_complete.last_agent_message`` when present, else the
-  last ``event_msg`` ``agent_message``, else the last ``response_item`` assistant
+  last ``event_msg`` ``agent_message`` (or ``item_completed`` ``AgentMessage``, Codex
+  ≥ 0.169), else the last ``response_item`` assistant
   message's ``output_text``. A turn with none (the 0.58 recording stops mid-turn)
   has an empty final answer and is still auditable: design.md §3 allows an empty answer.
 * **Interrupt**: ``turn_aborted`` -> ``ended_by_interrupt`` (skipped).
