@@ -46,6 +46,7 @@ def test_pages_on_each_backend(db: Callable[[Path | str], str]) -> None:
             "blocks": SEEDED.blocks,
             "catches": SEEDED.catches,
             "handoffs": SEEDED.handoffs,
+            "handed_over": 0,  # the seed's only hand-off is a needs-user verdict
             "incomplete": SEEDED.incomplete,
             "input_tokens": SEEDED.input_tokens,
             "output_tokens": SEEDED.output_tokens,
