@@ -154,7 +154,7 @@ def _exchange(
         path += "?" + parts.query
     lines = [
         f"POST {path} HTTP/1.1",
-        f"Host: {host}:{port}",
+        f"Host: {f'[{host}]' if ':' in host else host}:{port}",
         f"Content-Length: {len(body)}",
         "Connection: close",
     ]

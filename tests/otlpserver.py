@@ -23,6 +23,7 @@ class OtlpReceiver:
     def __init__(self) -> None:
         self.spans: list[dict[str, Any]] = []
         self.requests = 0
+        self.headers: list[dict[str, str]] = []  # each request's headers
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -38,6 +39,7 @@ class OtlpReceiver:
                 request = ExportTraceServiceRequest()
                 request.ParseFromString(body)
                 receiver.requests += 1
+                receiver.headers.append(dict(self.headers.items()))
                 for resource_spans in request.resource_spans:
                     resource = {a.key: _value(a.value) for a in resource_spans.resource.attributes}
                     for scope_spans in resource_spans.scope_spans:

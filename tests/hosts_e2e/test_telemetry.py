@@ -129,3 +129,27 @@ def test_export_to_a_dead_or_silent_collector_stays_within_the_bound() -> None:
         assert time.monotonic() - started < 1.0 + 1.0
     assert "could not be sent" in notice
     assert export_records(records, TeamConfig()) == ""  # no endpoint: nothing at all
+
+
+def test_otlp_headers_reach_the_collector_and_bad_entries_are_skipped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from jev.otlp_send import otlp_headers
+    from jev.team import TeamConfig
+    from jev.telemetry import export_records
+    from tests.store.helpers import three_round_turn
+
+    env = {
+        "OTEL_EXPORTER_OTLP_HEADERS": "api-key=s%20ecret,broken,x-tenant=a",
+        "OTEL_EXPORTER_OTLP_TRACES_HEADERS": "x-tenant=b,bad:name=1",
+    }
+    assert otlp_headers(env) == {"api-key": "s ecret", "x-tenant": "b"}
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with OtlpReceiver() as receiver:
+        config = TeamConfig(otlp_endpoint=receiver.endpoint, flush_timeout_s=5.0)
+        assert export_records(three_round_turn(), config) == ""
+    (headers,) = receiver.headers
+    assert headers["api-key"] == "s ecret" and headers["x-tenant"] == "b"
+    assert headers["Content-Type"] == "application/x-protobuf"
+    assert len(receiver.spans) == 3
