@@ -232,7 +232,10 @@ def _run_stop(host: str, text: str, profile: str | None, refused: str = "") -> i
         stdout = deadline.offered()
         try:
             if stdout:
-                os.write(1, stdout.encode("utf-8"))
+                try:
+                    os.write(1, stdout.encode("utf-8"))
+                except OSError:  # the host is gone: said in the log below
+                    stdout = ""
             _log_deadline(host, stdout)
         finally:
             os._exit(0)
