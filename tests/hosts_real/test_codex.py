@@ -239,6 +239,7 @@ def test_trusted_user_hook_budget_fix_silent_needs_user_resume_and_doctor(
         doctor = host_home.jev("doctor", "--host", "codex", "--json", check=False)
         (report,) = json.loads(doctor.stdout)["hosts"]
         assert report["problems"] == [] and report["session_readable"] is True, report
+        assert any("`codex exec` shows none of Jev's notices" in w for w in report["warnings"])
         assert report["newest_session"] == str(codex.rollouts()[-1])
 
         first = codex.run("[T1] Add the signup form and update the README signup section.")

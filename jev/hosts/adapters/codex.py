@@ -254,12 +254,18 @@ class CodexInstaller:
         hook is not disabled there, and for ``scope`` ``project`` the project is trusted.
 
         Returns:
-            One line per problem, naming the fix (``()`` when Codex runs the hook).
+            One line per problem, naming the fix (``()`` when Codex runs the hook), and
+            a ``warning:`` line: ``codex exec`` shows no ``systemMessage`` (measured,
+            0.169.0), so Jev's notices reach only TUI users.
         """
         # lazy: the fast path imports this module at every stop (stdlib only at import)
         from jev.hosts.adapters.codex_trust import trust_problems
 
-        return trust_problems(scope, path, self.config_path("user", path.parent))
+        return (
+            *trust_problems(scope, path, self.config_path("user", path.parent)),
+            "warning: codex: `codex exec` shows none of Jev's notices (needs-user, budget "
+            "used up), only the TUI does; read them with `jev report` or `jev records list`",
+        )
 
     def newest_session(self) -> Path | None:
         """The newest ``rollout-*.jsonl`` under ``$CODEX_HOME/sessions`` (default
