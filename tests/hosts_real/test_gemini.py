@@ -25,6 +25,7 @@ the user saw (``-p`` stdout/stderr) and on Jev's records.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from collections.abc import Callable, Sequence
@@ -219,7 +220,7 @@ def test_write_todos_budgets_resume_and_doctor(host_home: HostHome) -> None:
     script = Script(
         {
             "[T1]": Turn([OPEN], CLAIM, fixes=[([OPEN], CLAIM)]),
-            "[T2]": Turn([OPEN], CLAIM, fixes=[([OPEN], CLAIM)]),
+            "[T2]": Turn([OPEN], CLAIM, fixes=[([], CLAIM)]),  # retries without a tool
             "[T3]": Turn([], "The README has one heading, 'Signup'."),
         }
     )
@@ -248,6 +249,8 @@ def test_write_todos_budgets_resume_and_doctor(host_home: HostHome) -> None:
         assert [r["action"]["kind"] for r in t2] == ["supplement", "exhausted"]
         assert len({r["turn"] for r in t2}) == 1
         assert {r["session"] for r in t2} == {t1[0]["session"]}
+        # a retry that calls no tool is the one the host flags
+        assert [s["stop_hook_active"] for s in gem.stops()[4:]] == [False, True]
 
         calls, count = len(server.agent_calls()), len(gem.records())
         third = gem.run("[T3] What does the README say?", "--resume", "latest")
@@ -255,8 +258,11 @@ def test_write_todos_budgets_resume_and_doctor(host_home: HostHome) -> None:
         assert len(gem.records()) == count
 
         doctor = host_home.jev("doctor", "--host", "gemini", check=False)
-        assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+        assert doctor.returncode == 0, doctor.stdout + doctor.stderr  # was 2 (issue 19)
         assert "Todo tools yes" in doctor.stdout
+        _settings(host_home, model={"name": "auto"})  # now no Todo tool at all
+        doctor = host_home.jev("doctor", "--host", "gemini", check=False)
+        assert doctor.returncode != 0 and "Todo tool may be off" in doctor.stdout
 
 
 def test_task_tracker_fix_needs_user_and_doctor(host_home: HostHome) -> None:
@@ -315,3 +321,60 @@ def test_task_tracker_fix_needs_user_and_doctor(host_home: HostHome) -> None:
         (report,) = json.loads(doctor.stdout)["hosts"]
         assert report["todo_tools"] is True and report["session_readable"] is True
         assert "/.gemini/tmp/" in report["newest_session"]
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[()][A-Z0-9]")
+
+
+def _tui(gem: Gemini, prompt: str, until: str, timeout_s: float = 45) -> str:
+    """Run the interactive TUI (``gemini -i PROMPT``) in a pseudo-terminal until the
+    screen shows ``until`` (whitespace collapsed) or ``timeout_s`` passes; the screen
+    text seen so far, ANSI codes removed and whitespace collapsed. The TUI is killed."""
+    import pty
+    import select
+    import signal
+    import time
+
+    env = dict(
+        gem.home.env,
+        GOOGLE_GEMINI_BASE_URL=gem.server.base_url,
+        GEMINI_API_KEY="scripted-key",
+        GEMINI_CLI_TRUST_WORKSPACE="true",
+        TERM="xterm-256color",
+    )
+    argv = [str(gem.program), "--approval-mode", "yolo", "-i", prompt]
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: exec the TUI in the project folder
+        os.chdir(gem.home.project)
+        os.execve(argv[0], argv, env)
+    out, text = b"", ""
+    deadline = time.monotonic() + timeout_s
+    try:
+        while time.monotonic() < deadline and until not in text:
+            ready, _, _ = select.select([fd], [], [], 0.5)
+            if ready:
+                try:
+                    out += os.read(fd, 65536)
+                except OSError:
+                    break
+                text = " ".join(_ANSI.sub("", out.decode("utf-8", "replace")).split())
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(fd)
+    return text
+
+
+def test_tui_shows_the_block_and_the_budget_notice(host_home: HostHome) -> None:
+    """The interactive TUI: a block appears inline as "Agent execution blocked: Jev
+    completion audit: …" and the notice without a block (budget used up) as an info
+    line, so Gemini has a notice channel in the TUI too (``Installer.notice_channel``)."""
+    script = Script({"[T1]": Turn([OPEN], CLAIM, fixes=[([], CLAIM)])})
+    with GeminiServer(script) as server:
+        gem = _gemini(host_home, server, "--no-todo-tools")
+        _settings(host_home, model={"name": MODEL})
+        host_home.jev("settings", "set", "max_supplements", "1")
+        screen = _tui(gem, "[T1] Add the signup form.", until="supplement budget used up")
+        assert "Agent execution blocked: Jev completion audit: contradiction" in screen
+        assert "supplement budget used up" in screen
+        assert len(gem.supplements_seen()) == 1
