@@ -234,7 +234,7 @@ def exhausted_notice(
     )
 
 
-def system_prompt_section(language: str) -> str:
+def system_prompt_section(language: str, todo_tools: str = "", todo_load: str = "") -> str:
     """The short section for the main agent's system prompt (design.md §9).
 
     Factual statements, not imperatives (HOSTS §1.8): what the audit reads; that
@@ -243,7 +243,14 @@ def system_prompt_section(language: str) -> str:
     not; no unrequested verification; no Todos for simple tasks just to be audited.
     It asks for no new Todo fields, event ids or extra evidence report.
 
+    Args:
+        todo_tools: the host's Todo tool names (e.g. ``TaskCreate/TaskUpdate``); when
+            given, one line names them and asks for a Todo list on multi-step work
+            (a host whose Todo tools are easy to miss, hosts.md (Claude Code)).
+        todo_load: the ``ToolSearch`` query that loads deferred Todo tools ("" when
+            they are offered directly).
+
     Raises:
         ValueError: for an unsupported language.
     """
-    return _render("system_section", language)
+    return _render("system_section", language, todo_tools=todo_tools, todo_load=todo_load)

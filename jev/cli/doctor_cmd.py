@@ -58,7 +58,9 @@ def run(args: argparse.Namespace) -> int:
         out.write(
             f"{host.host}: found {_yes(host.found)} · hook {where}"
             + (f" (jev {'ok' if host.executable_ok else 'MISSING'})" if host.hooks else "")
-            + f" · Todo tools {_yes(host.todo_tools)} · last audit {when}\n"
+            + f" · Todo tools {_yes(host.todo_tools)}"
+            + (f" ({host.todo_offer})" if host.todo_offer else "")
+            + f" · last audit {when}\n"
         )
         if host.newest_session:
             state = "reads" if host.session_readable else "CANNOT be read"

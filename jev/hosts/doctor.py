@@ -62,6 +62,8 @@ class HostReport:
         hooks: ``{scope: config file}`` where Jev's stop hook is installed.
         executable_ok: every installed Jev hook command names a ``jev`` that exists.
         todo_tools: the Todo tool will be available (a Jev setting or the environment).
+        todo_offer: how the host offers it, when that is worth saying ("" otherwise),
+            e.g. Claude Code's deferred tools (an installer's ``todo_offer``).
         last_audit: ``{"time", "status", "action"}`` of the host's newest record, or None.
         newest_session: the host's newest session file on this machine, or None.
         session_readable: whether that file reads the way the hook reads it (None: no file).
@@ -76,6 +78,7 @@ class HostReport:
     hooks: dict[str, str] = field(default_factory=dict)
     executable_ok: bool = True
     todo_tools: bool = False
+    todo_offer: str = ""
     last_audit: dict[str, Any] | None = None
     newest_session: str | None = None
     session_readable: bool | None = None
@@ -92,6 +95,7 @@ class HostReport:
             "hooks": self.hooks,
             "executable_ok": self.executable_ok,
             "todo_tools": self.todo_tools,
+            "todo_offer": self.todo_offer,
             "last_audit": self.last_audit,
             "newest_session": self.newest_session,
             "session_readable": self.session_readable,
@@ -246,6 +250,7 @@ def _host_report(
     if callable(offered):  # the host's own switch, when it is more than Jev's settings
         todo = bool(offered(project))
     report.todo_tools = todo
+    report.todo_offer = str(getattr(installer, "todo_offer", "") or "") if todo else ""
     if not todo:
         what = ", ".join(f"{'.'.join(s.keys)} in {s.path}" for s in user_settings)
         report.problems.append(

@@ -34,10 +34,47 @@ if TYPE_CHECKING:
     from jev.hosts.hook import SessionIndex
     from jev.hosts.transcript import Turn
 
-__all__ = ["ADAPTER", "TODO_TOOLS_ENV", "ClaudeCodeAdapter", "ClaudeCodeInstaller"]
+__all__ = [
+    "ADAPTER",
+    "BLOCK_CAP_ENV",
+    "TODO_TOOLS_ENV",
+    "ClaudeCodeAdapter",
+    "ClaudeCodeInstaller",
+    "block_cap",
+    "todo_offer",
+]
 
 #: The variable that makes the Todo/Task tools available on every model (≥ 2.1.233).
 TODO_TOOLS_ENV = "CLAUDE_CODE_ENABLE_TODO_TOOLS"
+#: The host's limit of Stop blocks in a row (2.1.328 names it in its override message).
+BLOCK_CAP_ENV = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
+#: Blocks in a row the host delivers when :data:`BLOCK_CAP_ENV` is unset (measured, 2.1.328).
+DEFAULT_BLOCK_CAP = 8
+_OFF = frozenset({"0", "false", "no", "off"})
+
+
+def block_cap(env: Mapping[str, str]) -> int:
+    """Stop blocks in a row Claude Code delivers: :data:`BLOCK_CAP_ENV` when it is a
+    positive integer, else :data:`DEFAULT_BLOCK_CAP`. Measured on 2.1.328: 8 blocks in
+    a row reach the model, the 9th is overridden ("A hook blocked the turn from ending
+    9 consecutive times—overriding and ending turn"); a tool call in between resets
+    the count (hosts.md (Claude Code))."""
+    raw = str(env.get(BLOCK_CAP_ENV, "")).strip()
+    return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_BLOCK_CAP
+
+
+def todo_offer(env: Mapping[str, str]) -> tuple[str, str]:
+    """``(Todo tool names, ToolSearch query)`` the host offers under ``env``.
+
+    On 2.1.328 the tools are ``TaskCreate``/``TaskUpdate`` (``TodoWrite`` with
+    ``CLAUDE_CODE_ENABLE_TASKS=0``) and come only as *deferred* tools, loaded with
+    ``ToolSearch`` ``select:…``; ``ENABLE_TOOL_SEARCH=false`` makes them top-level
+    (query ""). Measured in the real CLI (hosts.md (Claude Code))."""
+    tasks_off = str(env.get("CLAUDE_CODE_ENABLE_TASKS", "")).strip().lower() in _OFF
+    names = ("TodoWrite",) if tasks_off else ("TaskCreate", "TaskUpdate")
+    search_off = str(env.get("ENABLE_TOOL_SEARCH", "")).strip().lower() in _OFF
+    return "/".join(names), "" if search_off else "select:" + ",".join(names)
+
 
 _MARKERS = tuple(f'"{name}"'.encode() for name in sorted(TODO_TOOLS))
 #: A line longer than this (bytes) is left to the full reader.
@@ -115,10 +152,26 @@ class ClaudeCodeAdapter:
 
     def gate(self, hook: HookInput) -> str:
         """A stop while background tasks run or crons are scheduled is paused work,
-        not the end of the turn (CCDOCS hooks.md "Stop input"): deferred, nothing counted."""
+        not the end of the turn (CCDOCS hooks.md "Stop input"): deferred, nothing counted.
+
+        A stop after :func:`block_cap` blocks in a row (no tool call since) is not
+        audited: the host would override a further block, so a supplement sent now would
+        be counted and never delivered (design.md §8; hosts.md (Claude Code))."""
         if hook.running_tasks:
             return "deferred: background tasks running"
+        cap = block_cap(os.environ)
+        path = hook.transcript_path
+        if path and os.path.isfile(path) and _blocks_in_a_row(path) >= cap:
+            return (
+                f"not audited: Claude Code delivers at most {cap} Stop blocks in a row "
+                f"({BLOCK_CAP_ENV}) and overrides the next one"
+            )
         return ""
+
+    def todo_hint(self) -> tuple[str, str]:
+        """The Todo tools and their ``ToolSearch`` query for the SessionStart context
+        (:func:`todo_offer` of the hook's environment, which has the settings ``env``)."""
+        return todo_offer(os.environ)
 
     def read_turn(self, hook: HookInput, index: SessionIndex, session: str) -> Turn:
         """The current turn from the transcript (see the module docstring).
@@ -334,24 +387,126 @@ class ClaudeCodeInstaller:
 
     @property
     def block_cap(self) -> int | None:
-        """8 consecutive blocks; the host overrides the 9th (hosts.md §0a)."""
-        return 8
+        """:func:`block_cap` of this environment and the user settings ``env``: 8
+        consecutive blocks unless ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` says otherwise;
+        the host overrides the next one (hosts.md §0a)."""
+        return block_cap({**_user_settings_env(self), **os.environ})
 
     @property
     def notice_channel(self) -> bool:
-        """``systemMessage`` is shown in the TUI (not in ``-p`` text mode)."""
+        """``systemMessage`` is shown in the TUI and as a ``system``/``informational``
+        event ("Stop says: …") in ``-p --output-format stream-json``; plain ``-p`` text
+        output shows none (measured, 2.1.328)."""
         return True
 
     def checks(self, scope: str, path: Path) -> tuple[str, ...]:
-        """Nothing host-specific yet."""
+        """``"disableAllHooks": true`` in the scope's settings file turns every hook off
+        (hosts.md (Claude Code) §1.1)."""
+        if _settings_env_file(path).get("disableAllHooks") is True:
+            return (
+                f'claude-code: {path} has "disableAllHooks": true, so Claude Code runs '
+                "no hook and Jev never audits; remove that key",
+            )
         return ()
 
+    @property
+    def todo_offer(self) -> str:
+        """What the host really offers as its Todo tool, for ``jev doctor``: the tool
+        names and how the model loads them (:func:`todo_offer` of this environment and
+        the user settings ``env``)."""
+        env = {**_user_settings_env(self), **os.environ}
+        names, query = todo_offer(env)
+        if not query:
+            return f"{names} (top-level tools)"
+        return f"{names} as deferred tools, loaded with ToolSearch {query!r}"
+
     def newest_session(self) -> Path | None:
-        """Not read yet."""
-        return None
+        """The newest ``<session>.jsonl`` under ``$CLAUDE_CONFIG_DIR/projects`` or
+        ``~/.claude/projects`` (one folder per project; ``subagents/`` files lie deeper
+        and are skipped), or None when there is none."""
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
+        from pathlib import Path
+
+        root = os.environ.get("CLAUDE_CONFIG_DIR")
+        base = (Path(root).expanduser() if root else Path.home() / ".claude") / "projects"
+        newest: tuple[float, Path] | None = None
+        try:
+            for path in base.glob("*/*.jsonl"):
+                try:
+                    stamp = path.stat().st_mtime
+                except OSError:
+                    continue
+                if path.is_file() and (newest is None or stamp > newest[0]):
+                    newest = (stamp, path)
+        except OSError:
+            return None
+        return newest[1] if newest else None
 
 
 _INSTALLER = ClaudeCodeInstaller()
+
+
+def _settings_env_file(path: Path) -> dict[str, Any]:
+    """The JSON object of a settings file ({} when missing or unreadable)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _user_settings_env(installer: ClaudeCodeInstaller) -> dict[str, str]:
+    """The ``env`` block of the user settings file, values as strings."""
+    # lazy: the fast path imports this module at every stop (stdlib only at import)
+    from pathlib import Path
+
+    env = _settings_env_file(installer.config_path("user", Path.cwd())).get("env")
+    return {str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {}
+
+
+#: A line without any of these cannot end or extend a row of Stop blocks.
+_ROW_MARKERS = (b"stop_hook_summary", b"tool_use", b'"user"')
+
+
+def _blocks_in_a_row(path: str) -> int:
+    """Stop blocks the host delivered in a row at the end of the current turn: read
+    backwards to the last typed prompt, one per ``stop_hook_summary`` with
+    ``hookAdditionalContext`` and one per "Stop hook feedback" user record, up to the
+    newest assistant tool call (which resets the host's count). 0 on any read error."""
+    count = 0
+    try:
+        start = os.path.getsize(path) - _MAX_LINE
+        for offset, raw in lines_backward(path, max_line=_MAX_LINE):
+            if offset < start:
+                break
+            if not any(marker in raw for marker in _ROW_MARKERS):
+                continue
+            try:
+                rec = json.loads(raw)
+            except ValueError:
+                continue
+            if not isinstance(rec, dict) or rec.get("isSidechain") is True:
+                continue
+            kind = rec.get("type")
+            message = rec.get("message")
+            blocks = message.get("content") if isinstance(message, dict) else None
+            if kind == "system" and rec.get("subtype") == "stop_hook_summary":
+                count += 1 if rec.get("hookAdditionalContext") else 0
+            elif kind == "assistant" and any(
+                isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks or ()
+            ):
+                break
+            elif kind == "user":
+                what, _ = classify_user(rec)
+                if what == "prompt":
+                    break
+                text = blocks if isinstance(blocks, str) else ""
+                if isinstance(blocks, list):
+                    text = " ".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict))
+                count += 1 if text.lstrip().startswith("Stop hook feedback") else 0
+    except (OSError, LineTooLong):
+        return 0
+    return count
 
 
 class _Tail:
