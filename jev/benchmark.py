@@ -66,6 +66,7 @@ BUILTIN_SETS: tuple[tuple[str, str], ...] = (
     ("heldout4", "blind at first, then used for tuning"),
     ("heldout5", "blind, never used for tuning"),
     ("heldout6", "blind, never used for tuning"),
+    ("evidence", "development for the evidence step (issue 21): turns with runs"),
 )
 _PROBLEMS = frozenset(ASSESSMENTS) - {"complete"}
 

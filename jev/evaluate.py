@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from jev.domain import ASSESSMENTS, Material, Position
 from jev.errors import UsageError
+from jev.evidence.runs import Run, run_from_json
+from jev.evidence.step import EvidenceInput
 from jev.judging import run_audit
 from jev.metrics import INCOMPLETE, ClassStats, Confusion, percentile
 from jev.report import load_prices as read_prices
@@ -92,6 +94,8 @@ class Case:
         expected: the labelled assessment.
         focus: the labelled focus followed by its ``alt`` entries.
         rationale: why the label (free text).
+        runs: the turn's shell runs (the turn file's optional ``runs``, issue 21): the
+            evidence step reads them, the judge never does.
     """
 
     id: str
@@ -101,6 +105,7 @@ class Case:
     expected: str
     focus: tuple[ExpectedFocus, ...]
     rationale: str = ""
+    runs: tuple[Run, ...] = ()
 
 
 def _focus_from(data: Any, where: str) -> ExpectedFocus:
@@ -165,6 +170,7 @@ def load_case(path: Path) -> Case:
         expected=str(expected["assessment"]),
         focus=(main, *alts),
         rationale=str(data.get("rationale") or ""),
+        runs=tuple(r for r in map(run_from_json, data.get("runs") or ()) if r is not None),
     )
 
 
@@ -446,7 +452,8 @@ def evaluate(
     started = time.perf_counter()
     results: list[CaseResult] = []
     for case in cases:
-        outcome = run_audit(case.material, settings, judge, sleep=sleep)
+        evidence = EvidenceInput(runs=case.runs) if case.runs else None
+        outcome = run_audit(case.material, settings, judge, sleep=sleep, evidence=evidence)
         result = result_of(case, outcome)
         results.append(result)
         if on_result is not None:
