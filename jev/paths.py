@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["jev_home_str", "profile_name_ok"]
+__all__ = ["JUDGE_CHILD_ENV", "jev_home_str", "profile_name_ok"]
 
 
 def jev_home_str() -> str:
@@ -40,3 +40,9 @@ def profile_name_ok(name: object) -> bool:
         and name.isascii()
         and all(c.isalnum() or c in "_-" for c in name)
     )
+
+
+#: Set in the environment of a host judge's CLI (:mod:`jev.judges.cli`): every
+#: ``jev hook …`` started inside it is a silent no-op, so a judge's own headless session
+#: never starts another audit (issue 20 item 1, "no recursion").
+JUDGE_CHILD_ENV = "JEV_JUDGE_CHILD"

@@ -31,6 +31,8 @@ import importlib
 import os
 import sys
 
+from jev.paths import JUDGE_CHILD_ENV
+
 # Not ``typing.TYPE_CHECKING``: importing typing would cost the hook's fast path.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -144,6 +146,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``jev`` command; return its exit code (see the module docstring)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list[:1] == ["hook"]:
+        if os.environ.get(JUDGE_CHILD_ENV):
+            # Inside a host judge's own headless run (jev.judges.cli): never audit
+            # again (issue 20, no recursion). Silent, exit 0, before any import.
+            return EXIT_OK
         # Fast path: no argparse, no heavy imports before we know an audit is due.
         hook = importlib.import_module("jev.cli.hook_cmd")
         code: int = hook.main(args_list[1:])
