@@ -289,8 +289,6 @@ def _stderr_tail(stderr: str) -> str:
 def first_json_object(text: str) -> dict[str, Any] | None:
     """The first line-or-whole JSON object in ``text`` (CLIs may print a banner
     before their JSON), or ``None``."""
-    import json
-
     stripped = text.strip()
     for candidate in (stripped, *reversed(stripped.splitlines())):
         candidate = candidate.strip()
