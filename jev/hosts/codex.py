@@ -140,6 +140,7 @@ class _Acc:
     agent_message: str = ""
     assistant_item: str = ""
     final_last: bool = False  # the last agent item is a final-answer message
+    from_event: bool = False  # the last request text came from a user_message event
 
 
 class _Machine:
@@ -161,7 +162,7 @@ class _Machine:
                 key = _str(payload.get("turn_id")) or _str(rec.get("timestamp"))
                 self._open(offset, key or f"offset:{offset}", True)
             elif ptype == "user_message":
-                self._user(offset, rec, _str(payload.get("message")))
+                self._user(offset, rec, _str(payload.get("message")), from_event=True)
             elif ptype in ("task_complete", "turn_aborted"):
                 if self.cur is not None:
                     self.cur.closed = True
@@ -198,7 +199,8 @@ class _Machine:
         if kind == "UserMessage":
             text = _item_text(item)
             cur = self.cur
-            if cur is not None and not cur.closed and cur.request and cur.request[-1] == text:
+            if cur is not None and cur.from_event and cur.request and cur.request[-1] == text:
+                cur.from_event = False
                 return  # the same message as the user_message event just read
             self._user(offset, rec, text)
         elif kind == "AgentMessage" and self.cur is not None:
@@ -207,16 +209,18 @@ class _Machine:
                 self.cur.agent_message = text
         # HookPrompt: a Stop-hook continuation (Jev's supplement), never a request.
 
-    def _user(self, offset: int, rec: dict[str, Any], text: str) -> None:
+    def _user(
+        self, offset: int, rec: dict[str, Any], text: str, *, from_event: bool = False
+    ) -> None:
         if not text.strip() or text.lstrip().startswith("<hook_prompt"):
             return
         cur = self.cur
-        if cur is not None and cur.explicit and not cur.closed:
-            # The opening message, or an adjustment sent while the turn runs.
-            cur.request.append(text)
-            return
-        key = _str(rec.get("timestamp")) or f"offset:{offset}"
-        self._open(offset, key, False).request.append(text)
+        if cur is None or not cur.explicit or cur.closed:
+            key = _str(rec.get("timestamp")) or f"offset:{offset}"
+            cur = self._open(offset, key, False)
+        # The opening message, or an adjustment sent while the turn runs.
+        cur.request.append(text)
+        cur.from_event = from_event
 
     def finish(self) -> list[_Acc]:
         if self.cur is not None:

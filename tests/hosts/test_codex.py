@@ -114,6 +114,12 @@ def test_0169_user_message_and_item_both_present_count_once(tmp_path: Path) -> N
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
     (turn,) = read_turns(path)
     assert turn.material is not None and turn.material.request == ("Do X.",)
+    # without the user_message event, the same text sent twice is said twice
+    del rows[1]
+    rows.insert(2, rows[1])
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    (turn,) = read_turns(path)
+    assert turn.material is not None and turn.material.request == ("Do X.", "Do X.")
 
 
 def test_0169_real_rollout_reads() -> None:
