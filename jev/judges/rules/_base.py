@@ -150,10 +150,6 @@ def _lower(text: str) -> str:
     return text.lower()
 
 
-def _gate_rx(anchors: tuple[str, ...], pattern: str) -> _Gate:
-    return _Gate(_rx(pattern), anchors)
-
-
 class _Gate:
     """A regex behind a cheap literal pre-check: ``search`` runs the regex only when the
     lower-cased text holds one of ``anchors`` (every match must contain one of them)."""
@@ -337,8 +333,11 @@ def _core_answers(answers: tuple[Position, ...]) -> tuple[Position, ...]:
     while start < end and start < 2 and _filler(answers[start].text):
         start += 1
     core = answers[start:end]
-    if core and (m := _TRAILING_COURTESY.search(core[-1].text)) and m.start() > 0:
-        core = (*core[:-1], replace(core[-1], text=core[-1].text[: m.start()].rstrip()))
+    tail = core[-1].text[-80:] if core else ""
+    if (m := _TRAILING_COURTESY.search(tail)) and (
+        cut := len(core[-1].text) - len(tail) + m.start()
+    ):
+        core = (*core[:-1], replace(core[-1], text=core[-1].text[:cut].rstrip()))
     return core
 
 

@@ -59,6 +59,7 @@ _WORDS = re.compile(r"[A-Za-z]{3,}")
 _SET_TO = _W.rx("set_to")
 #: ``key: N`` / ``key = N`` in the answer's code, and a new value after an arrow.
 _SHOWN = re.compile(r"(?<![\w.-])([A-Za-z_][\w.-]*)\s*[:=]\s*[\"']?(-?\d+(?:\.\d+)?)\b")
+_NAME_WORD = re.compile(r"[A-Za-z_][\w-]*")
 _THEN = re.compile(r"\s*(?:→|->|=>|\bto\b)\s*[\"']?(-?\d+(?:\.\d+)?)\b")
 #: A table cell that is a status: done or not done.
 _CELL_YES = _W.rx("cell_yes")
@@ -90,6 +91,8 @@ def _cells(line: str) -> list[str]:
 
 def _table_against_all(view: _View) -> RuleHit | None:
     """A claim of the whole over a table of the answer whose status column says no."""
+    if "|" not in view.answer_text:
+        return None
     rows = [(a, cells) for a in view.answers if len(cells := _cells(a.text)) >= 2]
     columns: dict[int, tuple[bool, Position | None]] = {}
     for a, cells in rows:
@@ -122,16 +125,24 @@ def _table_against_all(view: _View) -> RuleHit | None:
 
 
 def _none_claims(view: _View) -> list[tuple[Position, str]]:
-    """(position, sentence) of the answer's prose and of each completed Todo."""
+    """(position, sentence) of the answer's prose and of each completed Todo (computed
+    once per view)."""
+    cached = view.cache.get("claims")
+    if isinstance(cached, list):
+        return cached
     found = [(t, t.text) for t in view.todos if t.status == "completed"]
     for a in view.answers:
         found += [(a, s) for s in _sentences(_FENCE.sub(" ", a.text))]
+    view.cache["claims"] = found
     return found
 
 
 def _output_against_none(view: _View) -> RuleHit | None:
     """ "All warnings are gone" / "没有跳过任何用例" / a Todo's "nothing destroyed" while
     the answer's own output or text shows some of that kind."""
+    whole = view.todo_text + "\n" + view.answer_plain
+    if not any(claim.search(whole) for claim in _NONE_LEFT.values()):
+        return None
     code = "\n".join(_FENCE.findall(view.answer_text) + _INLINE.findall(view.answer_text))
     for where, sentence in _none_claims(view):
         plain = _strip_code(sentence)
@@ -172,6 +183,8 @@ def _noted_problem(text: str) -> str | None:
 
 def _note_against_no_issues(view: _View) -> RuleHit | None:
     """ "No issues" while a completed Todo's own note names one."""
+    if not _NO_ISSUES.search(view.answer_text):
+        return None
     claims = [
         (a, s)
         for a in view.answers
@@ -205,6 +218,9 @@ def _count_against_all(view: _View) -> RuleHit | None:
     """ "All 40 keys are translated" (or a completed Todo "convert all 12 components")
     while another line of the answer gives fewer of that noun with the same verb, or
     says some "are still" that noun."""
+    whole = view.todo_text + "\n" + view.answer_plain
+    if not (_ALL_N.search(whole) or _EVERY.search(whole)):
+        return None
     for where, sentence in _none_claims(view):
         plain = _strip_code(sentence)
         m = _ALL_N.search(plain) or _EVERY.search(plain)
@@ -262,21 +278,26 @@ def _setting_against_claim(view: _View) -> RuleHit | None:
             shown.setdefault(_norm(m.group(1).rsplit(".", 1)[-1]), set()).add(value)
     if not shown:
         return None
+    if not _SET_TO.search(view.todo_text + "\n" + view.answer_plain):
+        return None
     for where, sentence in _none_claims(view):
-        for m in _SET_TO.finditer(_FENCE.sub(" ", sentence)):
-            name, raw = m.group("key") or m.group("zkey"), m.group("val") or m.group("zval")
-            key, wanted = _norm(name), float(raw)
-            values = next((v for k, v in shown.items() if len(k) >= 4 and key.endswith(k)), None)
-            if values and wanted not in values:
-                return _hit(
-                    "claim-vs-evidence",
-                    "contradiction",
-                    where,
-                    f"{where.id} sets {name.strip()} to {raw} "
-                    f"(“{_quote(sentence)}”), but the answer's code shows "
-                    f"{', '.join(f'{v:g}' for v in sorted(values))}",
-                    0.75,
-                )
+        for m in _SET_TO.finditer(sentence):
+            before = sentence[: m.start()].replace("`", " ")
+            words = [m.group("key")] if m.group("key") else _NAME_WORD.findall(before)[-3:]
+            raw = m.group("kval") or m.group("val") or m.group("zval")
+            for k in range(len(words)):
+                key = _norm("".join(words[k:]))
+                values = shown.get(key) if len(key) >= 4 else None
+                if values and float(raw) not in values:
+                    return _hit(
+                        "claim-vs-evidence",
+                        "contradiction",
+                        where,
+                        f"{where.id} sets {' '.join(words[k:])} to {raw} "
+                        f"(“{_quote(sentence)}”), but the answer's code shows "
+                        f"{', '.join(f'{v:g}' for v in sorted(values))}",
+                        0.75,
+                    )
     return None
 
 
