@@ -164,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
                 "list; make sure the host's Todo tool is available (see README).\n"
             )
         installer = _installer_of(args.host)
-        scope_notes = getattr(installer, "scope_notes", None)  # e.g. Codex project trust
+        scope_notes = getattr(installer, "scope_notes", None)  # e.g. "trust the project"
         extra = scope_notes(args.scope or "user") if callable(scope_notes) else ()
         for note in (*installer.notes(), *extra):
             out.write(note + "\n")

@@ -335,7 +335,7 @@ def _read_newest_session(host: str, report: HostReport) -> None:
             "no turn's request is in the file",
         )
     report.session_readable = False
-    noun = str(getattr(installer, "session_noun", "") or "session")  # Codex: "rollout"
+    noun = str(getattr(installer, "session_noun", "") or "session")  # e.g. "rollout"
     report.problems.append(
         f"{host}: cannot read the newest {noun} {newest} ({reason}); this version of "
         f"{host} writes a format this Jev does not read: update Jev, or report it"
