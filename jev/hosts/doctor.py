@@ -322,7 +322,9 @@ def _read_newest_session(host: str, report: HostReport) -> None:
     try:
         turns = read_turns(newest)
     except (JevError, OSError, ValueError) as exc:
-        reason = " ".join(str(exc).split())
+        reason = " ".join(str(exc).split()).removeprefix(f"{newest}: ")
+        # `jev audit`'s advice (--from, turn files) is no help for a host's own file
+        reason = reason.split(" Pass a turn file")[0].rstrip(".")
     else:
         opened = [t for t in turns if t.opening != "subagent"]
         # a turn without its request is lost even when it used no Todo (then "skipped")
