@@ -48,6 +48,7 @@ _TEST_PASS = re.compile(
     r"|^ok\s+\S+"  # go test
     r"|\b\d+ passing\b"  # mocha
     r"|\b\d+ examples?, 0 failures\b"  # rspec
+    r"|\b\d+ tests?, 0 failures\b"  # ExUnit (mix test)
     r"|\bPassed!\s+-\s+Failed:\s+0\b"  # dotnet
     r"|(?:全部|所有)(?:测试|用例)?(?:均|都)?(?:已)?通过",
     re.M,
@@ -89,8 +90,9 @@ _PATTERNS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
 }
 _RAN_NOTHING = re.compile(
     r"command not found|is not recognized as (?:an internal|the name)|No module named"
-    r"|no tests ran|collected 0 items|No tests found|ENOENT|not installed|找不到命令",
-    re.I,
+    r"|no tests ran|collected 0 items|No tests found|ENOENT|not installed|找不到命令"
+    r"|^Command running in background",
+    re.I | re.M,
 )
 
 

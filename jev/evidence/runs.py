@@ -171,6 +171,7 @@ _SUBCOMMANDS: dict[tuple[str, str], str] = {
     ("go", "vet"): "lint",
     ("cargo", "clippy"): "lint",
     ("cargo", "check"): "typecheck",
+    ("mix", "dialyzer"): "typecheck",
     ("dotnet", "test"): "test",
     ("make", "test"): "test",
     ("make", "tests"): "test",

@@ -378,9 +378,12 @@ def shell_run(command: str, block: dict[str, Any]) -> Run | None:
     """The :class:`~jev.evidence.runs.Run` of a ``Bash`` tool_result block (issue 21;
     hosts.md (Claude Code)): not ``is_error`` → exit 0; ``is_error`` with the host's
     leading ``Exit code N`` line → N, that line dropped from the output; any other
-    error (a rejected or interrupted call) ran nothing: ``None``."""
+    error (a rejected or interrupted call) ran nothing, and a call the host sent to the
+    background has no outcome here: ``None``."""
     content = block.get("content")
     text = content if isinstance(content, str) else text_of(blocks_of({"content": content}))
+    if text.startswith("Command running in background"):
+        return None  # auto-backgrounded: its outcome is not in this result
     if block.get("is_error") is not True:
         return Run(command, 0, text)
     code = _EXIT_CODE.match(text)
