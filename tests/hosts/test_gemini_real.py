@@ -77,7 +77,11 @@ def test_todo_tools_offered_is_the_switch_gemini_reads(
         monkeypatch.setenv("GEMINI_MODEL", env_model)
     _write(home / ".gemini" / "settings.json", user)
     _write(root / ".gemini" / "settings.json", project)
-    assert GeminiInstaller().todo_tools_offered(root) is offered
+    installer = GeminiInstaller()
+    assert installer.todo_tools_offered(root) is offered
+    assert bool(installer.todo_offer) is offered
+    if offered:
+        assert installer.todo_offer.split()[0] in {"tracker_*", "write_todos"}
 
 
 def test_newest_session_is_a_main_chat_not_a_subagent_file(

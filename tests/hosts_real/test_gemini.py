@@ -259,7 +259,7 @@ def test_write_todos_budgets_resume_and_doctor(host_home: HostHome) -> None:
 
         doctor = host_home.jev("doctor", "--host", "gemini", check=False)
         assert doctor.returncode == 0, doctor.stdout + doctor.stderr  # was 2 (issue 19)
-        assert "Todo tools yes" in doctor.stdout
+        assert f"Todo tools yes (write_todos (model {MODEL}))" in doctor.stdout
         _settings(host_home, model={"name": "auto"})  # now no Todo tool at all
         doctor = host_home.jev("doctor", "--host", "gemini", check=False)
         assert doctor.returncode != 0 and "Todo tool may be off" in doctor.stdout
@@ -320,6 +320,7 @@ def test_task_tracker_fix_needs_user_and_doctor(host_home: HostHome) -> None:
         assert doctor.returncode == 0, doctor.stdout + doctor.stderr
         (report,) = json.loads(doctor.stdout)["hosts"]
         assert report["todo_tools"] is True and report["session_readable"] is True
+        assert report["todo_offer"].startswith("tracker_* task tools")
         assert "/.gemini/tmp/" in report["newest_session"]
 
 

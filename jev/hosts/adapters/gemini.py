@@ -132,9 +132,11 @@ class GeminiInstaller(HookFileInstaller):
     host_block_cap: int | None = None
     shows_notices: bool = True
     session_glob: str = ".gemini/tmp/*/chats/session-*.json*"
+    _project: Path | None = None
     note_lines: tuple[str, ...] = (
         "Gemini CLI runs settings hooks only in a trusted folder; restart Gemini CLI "
-        "so the task tracker tools load.",
+        "so the task tracker tools load (they replace write_todos; with "
+        "--no-todo-tools a gemini-2.x model keeps write_todos).",
     )
 
     def handler(
@@ -164,11 +166,24 @@ class GeminiInstaller(HookFileInstaller):
     def todo_tools_offered(self, project: Path) -> bool:
         """Whether Gemini CLI offers a Todo tool with the user and project
         ``settings.json`` (the project file wins, as in Gemini's merge) and the
-        environment: ``experimental.taskTracker`` true (tracker tools), or a
-        ``gemini-2.x`` model (``GEMINI_MODEL``, else ``model.name``; the default
-        ``auto`` is not one) with the tracker off and ``useWriteTodos`` not false
-        (``write_todos``; ``config.ts`` of 0.61.0). For ``jev doctor``; an unreadable
-        file counts as empty. ``-m`` on the command line is not visible here."""
+        environment (:meth:`offer`). For ``jev doctor``; remembers ``project`` for
+        :attr:`todo_offer`."""
+        self._project = project
+        return bool(self.offer(project))
+
+    @property
+    def todo_offer(self) -> str:
+        """What Gemini offers as its Todo tool, for ``jev doctor``'s "Todo tools" line
+        (:meth:`offer` for the project of the last :meth:`todo_tools_offered`)."""
+        return self.offer(self._project or Path.cwd())
+
+    def offer(self, project: Path) -> str:
+        """The Todo tool Gemini CLI 0.61 registers, or ``""`` for none:
+        ``experimental.taskTracker`` true gives the ``tracker_*`` tools on every model;
+        otherwise a ``gemini-2.x`` model (``GEMINI_MODEL``, else ``model.name``; the
+        default ``auto`` is not one) with ``useWriteTodos`` not false gives
+        ``write_todos`` (``config.ts``). An unreadable file counts as empty; ``-m`` on
+        Gemini's command line is not visible here."""
         merged: dict[str, Any] = {}
         for scope in self.scopes:
             try:
@@ -183,13 +198,15 @@ class GeminiInstaller(HookFileInstaller):
             if "useWriteTodos" in data:
                 merged["useWriteTodos"] = data["useWriteTodos"]
         if merged.get("experimental", {}).get("taskTracker") is True:
-            return True
+            return "tracker_* task tools (experimental.taskTracker; no write_todos)"
         model = os.environ.get("GEMINI_MODEL") or merged.get("model", {}).get("name")
-        return (
+        if (
             isinstance(model, str)
             and _WRITE_TODOS_MODEL.match(model) is not None
             and merged.get("useWriteTodos") is not False
-        )
+        ):
+            return f"write_todos (model {model})"
+        return ""
 
 
 class GeminiAdapter(FullHookAdapter):
