@@ -48,6 +48,8 @@ from pathlib import Path
 from typing import Any
 
 from jev.domain import TodoItem
+from jev.evidence.runs import Run
+from jev.hosts.codex_runs import SHELL_CALLS, shell_command, shell_run
 from jev.hosts.turns import (
     LineStats,
     Turn,
@@ -141,6 +143,8 @@ class _Acc:
     assistant_item: str = ""
     final_last: bool = False  # the last agent item is a final-answer message
     from_event: bool = False  # the last request text came from a user_message event
+    shell: dict[str, str] = field(default_factory=dict)  # call_id -> command (issue 21)
+    runs: list[Run] = field(default_factory=list)
 
 
 class _Machine:
@@ -179,6 +183,15 @@ class _Machine:
                 self.cur.final_last = False
             elif ptype == "message" and payload.get("role") == "assistant":
                 self.cur.final_last = payload.get("phase") in (None, "final_answer")
+            if ptype == "function_call" and payload.get("name") in SHELL_CALLS:
+                command = shell_command(payload.get("arguments"))
+                if command is not None:
+                    self.cur.shell[_str(payload.get("call_id"))] = command
+            elif ptype == "function_call_output" and _str(payload.get("call_id")) in self.cur.shell:
+                command = self.cur.shell.pop(_str(payload.get("call_id")))
+                run = shell_run(command, payload.get("output"))
+                if run is not None:
+                    self.cur.runs.append(run)
             if ptype == "function_call" and payload.get("name") == "update_plan":
                 self.cur.todo_used = True
                 self.cur.todos = parse_plan(payload.get("arguments"))
@@ -249,6 +262,7 @@ def _to_turn(acc: _Acc, number: int, *, last: bool = False) -> Turn:
         interrupted=acc.aborted,
         no_request=no_request,
         ended=acc.closed or not last or acc.final_last,
+        runs=acc.runs,
     )
 
 
