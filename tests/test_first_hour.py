@@ -515,3 +515,46 @@ def test_eval_and_report_read_the_same_prices_file(text: str, tmp_path: Path) ->
         done = _run_jev(*argv, "--prices", str(path))
         assert done.returncode in (0, 3), (argv, done.stderr)
         assert "prices" not in done.stderr, done.stderr
+
+
+ALL_HOSTS = ("claude-code", "codex", "gemini", "cursor", "copilot", "qwen", "droid")
+
+
+def test_install_then_uninstall_every_host_leaves_the_repository_clean(
+    fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = fake_home / "code" / "app"
+    repo.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    own = repo / ".qwen" / "settings.json"  # a file of the user's, committed
+    own.parent.mkdir()
+    original = '{"permissions": {"allow": ["Bash(ls)"]}}\n'
+    own.write_text(original, encoding="utf-8")
+    git = ["git", "-C", str(repo), "-c", "user.email=a@b.c", "-c", "user.name=n"]
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "init"], check=True)
+    monkeypatch.chdir(repo)
+
+    def status() -> str:
+        done = subprocess.run(
+            [*git, "status", "--porcelain", "--untracked-files=all"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout
+
+    for host in ALL_HOSTS:
+        assert main(["install", host, "--scope", "project"]) == 0, host
+    assert len(status().splitlines()) >= 8
+    for host in ALL_HOSTS:
+        assert main(["uninstall", host, "--scope", "project"]) == 0, host
+    assert status() == ""  # no empty file, folder or backup left
+    assert own.read_text(encoding="utf-8") == original  # the user's bytes, not reformatted
+    for host in ALL_HOSTS:  # at user scope too: the home folder is left as it was
+        assert main(["install", host]) == 0, host
+        assert main(["uninstall", host]) == 0, host
+    left = sorted(
+        str(p.relative_to(fake_home)) for p in fake_home.rglob("*") if ".git" not in p.parts
+    )
+    assert left == ["code", "code/app", "code/app/.qwen", "code/app/.qwen/settings.json"]

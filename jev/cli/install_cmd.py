@@ -44,7 +44,9 @@ def register(subparsers: Any) -> None:
             help=f"{verb} Jev's stop hook for a host ({', '.join(hosts)})",
             description=(
                 f"{verb.capitalize()} Jev's hook entries in the host's hook configuration. "
-                "Other keys and hooks are kept untouched; a backup is written before any change."
+                "Other keys and hooks are kept untouched; a backup is written before any change "
+                "(uninstall deletes a file Jev created once only Jev's entries were in it, and "
+                "Jev's backups of a file it restores exactly)."
             ),
         )
         parser.add_argument("host", choices=hosts, help="the agent host")
@@ -141,6 +143,11 @@ def run(args: argparse.Namespace) -> int:
                 out.write(f"{plan.path}: {line}\n")
             if backup is not None:
                 out.write(f"backup of the previous file: {backup}\n")
+            elif args.command == "uninstall" and not plan.path.exists():
+                out.write(
+                    f"{plan.path}: removed the file (Jev had created it and nothing else "
+                    "was in it)\n"
+                )
         elif plan is plans[0]:
             out.write(f"{plan.path}: already up to date; nothing changed.\n")
         for note in plan.notes:

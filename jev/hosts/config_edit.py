@@ -215,10 +215,15 @@ def _verify(path: Path, text: str, expected: dict[str, Any]) -> None:
 
 
 class Ledger:
-    """``<jev_home>/installed.json``: the settings Jev added, per file.
+    """``<jev_home>/installed.json``: what Jev added to the host files, per file.
 
-    Shape: ``{"files": {path: [[key, …], …]}}``. Written atomically; a missing or
-    unreadable ledger is empty (Jev then removes nothing it cannot prove it added).
+    Shape: ``{"files": {path: [[key, …], …]}, "created": {path: []}, "folders": {"all":
+    [folder, …]}, "backups": {path: [backup, …]}}``: the settings Jev added; the files Jev
+    created (and the folders it created for them), which ``jev uninstall`` deletes again when
+    nothing but Jev's entries was in them; the backups Jev wrote, deleted again when an
+    uninstall brings the file back to exactly a backup's text (issue 23 item 4). Written
+    atomically; a missing or unreadable ledger is empty (Jev then removes nothing it
+    cannot prove it added).
     """
 
     def __init__(self, path: Path | None = None) -> None:
@@ -226,13 +231,22 @@ class Ledger:
             path = jev_home() / "installed.json"
         self.path = path
 
-    def _load(self) -> dict[str, list[list[str]]]:
+    def _data(self) -> dict[str, dict[str, list[Any]]]:
         try:
             data = safejson.loads(self.path.read_bytes())
-            files = data["files"]
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError):
             return {}
-        return files if isinstance(files, dict) else {}
+        if not isinstance(data, dict):
+            return {}
+        return {k: v for k, v in data.items() if isinstance(v, dict)}
+
+    def _write(self, data: dict[str, dict[str, list[Any]]]) -> None:
+        kept = {k: v for k, v in data.items() if v or k == "files"}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(self.path, (json.dumps(kept, indent=2) + "\n").encode("utf-8"))
+
+    def _load(self) -> dict[str, list[list[str]]]:
+        return self._data().get("files", {})
 
     def owned(self, config: Path) -> list[tuple[str, ...]]:
         """Key paths Jev added to ``config``."""
@@ -249,7 +263,8 @@ class Ledger:
         """
         if not added and not removed:
             return
-        files = self._load()
+        data = self._data()
+        files = data.setdefault("files", {})
         name = str(config.absolute())
         keys = [tuple(k) for k in files.get(name, [])]
         keys = [k for k in keys if k not in removed]
@@ -258,8 +273,74 @@ class Ledger:
             files[name] = [list(k) for k in keys]
         else:
             files.pop(name, None)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(self.path, (json.dumps({"files": files}, indent=2) + "\n").encode("utf-8"))
+        self._write(data)
+
+    def created(self, config: Path) -> bool:
+        """Whether Jev created ``config`` (it did not exist before ``jev install``)."""
+        return str(config.absolute()) in self._data().get("created", {})
+
+    def folders(self) -> list[Path]:
+        """The folders Jev created for the files it created (any host)."""
+        return [Path(str(f)) for f in self._data().get("folders", {}).get("all", [])]
+
+    def note_created(self, config: Path, folders: list[Path]) -> None:
+        """Remember that Jev created ``config``, and the ``folders`` it created for it.
+
+        Raises:
+            OSError: the ledger cannot be written.
+        """
+        data = self._data()
+        data.setdefault("created", {})[str(config.absolute())] = []
+        known = data.setdefault("folders", {}).setdefault("all", [])
+        known += [str(f.absolute()) for f in folders if str(f.absolute()) not in known]
+        self._write(data)
+
+    def forget_folder(self, folder: Path) -> None:
+        """Forget a folder Jev created (it was removed).
+
+        Raises:
+            OSError: the ledger cannot be written.
+        """
+        data = self._data()
+        known = data.get("folders", {}).get("all", [])
+        if str(folder) in known:
+            known.remove(str(folder))
+            if not known:
+                data["folders"].pop("all")
+            self._write(data)
+
+    def backups(self, config: Path) -> list[Path]:
+        """The backups of ``config`` Jev wrote (oldest first)."""
+        entry = self._data().get("backups", {}).get(str(config.absolute()), [])
+        return [Path(str(b)) for b in entry]
+
+    def note_backup(self, config: Path, backup: Path) -> None:
+        """Remember a backup of ``config`` Jev wrote.
+
+        Raises:
+            OSError: the ledger cannot be written.
+        """
+        data = self._data()
+        data.setdefault("backups", {}).setdefault(str(config.absolute()), []).append(str(backup))
+        self._write(data)
+
+    def forget(self, config: Path, *, created: bool, backups: list[Path]) -> None:
+        """Forget that Jev created ``config`` (when ``created``) and those ``backups``.
+
+        Raises:
+            OSError: the ledger cannot be written.
+        """
+        data = self._data()
+        name = str(config.absolute())
+        if created:
+            data.get("created", {}).pop(name, None)
+        gone = {str(b) for b in backups}
+        left = [b for b in data.get("backups", {}).get(name, []) if b not in gone]
+        if left:
+            data["backups"][name] = left
+        else:
+            data.get("backups", {}).pop(name, None)
+        self._write(data)
 
 
 def show_setting(setting: ConfigSetting) -> str:

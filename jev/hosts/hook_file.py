@@ -16,10 +16,12 @@ and writes nothing. Which changes to make is planned by :mod:`jev.hosts.install`
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import shutil
 import time
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +45,7 @@ __all__ = [
     "layout",
     "merge_event",
     "merge_flat",
+    "only_jev_left",
     "read_hook_file",
 ]
 
@@ -241,11 +244,80 @@ def _backup_path(path: Path) -> Path:
     return candidate
 
 
+def only_jev_left(text: str) -> bool:
+    """Whether a file's planned text holds nothing but what Jev itself would put in an
+    empty file: no text, ``{}``, or a flat hook file's bare ``{"version": N}``."""
+    if not text.strip():
+        return True
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and set(data) <= {"version"}
+
+
+def _new_folders(folder: Path) -> list[Path]:
+    """The folders ``folder.mkdir(parents=True)`` would create, deepest first."""
+    made: list[Path] = []
+    while not folder.exists() and folder != folder.parent:
+        made.append(folder)
+        folder = folder.parent
+    return made
+
+
+def _remove_created(plan: InstallPlan, ledger: Ledger) -> None:
+    """Delete a file Jev created whose planned text holds nothing of the user's, then
+    the folders Jev created above it (while empty), and Jev's backups of it."""
+    path = plan.path
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise UsageError(f"cannot remove {path}: {exc.strerror or exc}.") from None
+    backups = ledger.backups(path)
+    for backup in backups:
+        with contextlib.suppress(OSError):
+            backup.unlink()
+    ledger.update(path, list(plan.added), list(plan.removed))
+    ledger.forget(path, created=True, backups=backups)
+    ours = set(ledger.folders())
+    folder = path.parent.absolute()
+    while folder in ours:  # deepest first; a folder holding anything else stays
+        try:
+            folder.rmdir()
+        except OSError:
+            break
+        ledger.forget_folder(folder)
+        folder = folder.parent
+
+
+def _same_data(path: Path, one: str | None, other: str) -> bool:
+    """Whether two texts of ``path`` hold the same data (JSON, or TOML for ``.toml``)."""
+    if one is None:
+        return False
+    if one == other:
+        return True
+    try:
+        if path.suffix == ".toml":
+            return bool(tomllib.loads(one) == tomllib.loads(other))
+        return bool(json.loads(one) == json.loads(other)) if one.strip() else False
+    except ValueError:
+        return False
+
+
 def apply_plan(plan: InstallPlan) -> Path | None:
     """Write a plan: backup of the old file (if any), then an atomic replace.
 
-    Returns the backup's path, or ``None`` (no previous file, or nothing to change —
-    then nothing at all is written).
+    What install created, uninstall takes back (issue 23 item 4): a file Jev created
+    whose planned text holds nothing else (:func:`only_jev_left`) is deleted, with the
+    folders Jev created for it and Jev's backups of it; a plan that brings a file back
+    to the data of a backup Jev wrote (the file before ``jev install``) writes that
+    backup's own text back, writes no new backup, and deletes those equal backups. Both
+    are remembered in the ledger (:class:`jev.hosts.config_edit.Ledger`).
+
+    Returns the backup's path, or ``None`` (no previous file, nothing to change, the
+    file removed, or restored to its text before Jev — then no backup is written).
 
     Raises:
         UsageError: the file changed on disk since the plan was made, or it cannot be
@@ -270,22 +342,45 @@ def apply_plan(plan: InstallPlan) -> Path | None:
             f"{path} changed while Jev was preparing its edit; nothing was written. "
             "Run the command again."
         )
+    ledger = Ledger()
+    if current is not None and ledger.created(path) and only_jev_left(plan.after):
+        _remove_created(plan, ledger)
+        return None
+    restored = [b for b in ledger.backups(path) if _same_data(path, _text_of(b), plan.after)]
+    after = _text_of(restored[0]) or plan.after if restored else plan.after  # its own bytes
     backup: Path | None = None
+    folders = _new_folders(path.parent) if current is None else []
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        if current is not None:
+        if current is not None and not restored:
             backup = _backup_path(path)
             shutil.copy2(path, backup)
-        write_atomic(path, plan.after.encode("utf-8"))
+        write_atomic(path, after.encode("utf-8"))
     except OSError as exc:
         raise UsageError(
             f"cannot write {path}: {exc.strerror or exc}; the previous file is unchanged."
         ) from None
     try:
-        Ledger().update(plan.path, list(plan.added), list(plan.removed))
+        ledger.update(plan.path, list(plan.added), list(plan.removed))
+        if current is None:
+            ledger.note_created(path, folders)
+        if backup is not None:
+            ledger.note_backup(path, backup)
+        if restored:  # the file is back to its text before Jev: those copies add nothing
+            for old in restored:
+                with contextlib.suppress(OSError):
+                    old.unlink()
+            ledger.forget(path, created=False, backups=restored)
     except OSError as exc:
         raise UsageError(
             f"{path} was written, but Jev could not remember what it added "
             f"({exc.strerror or exc}); `jev uninstall` will leave those settings in place."
         ) from None
     return backup
+
+
+def _text_of(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
