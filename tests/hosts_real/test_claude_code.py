@@ -19,6 +19,7 @@ import re
 import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from tests.hosts_real.conftest import HostHome
@@ -299,3 +300,81 @@ def test_install_blocks_fixes_resumes_and_doctor(host_home: HostHome) -> None:
     assert doctor.returncode == 0, text
     assert "cannot read" not in text, text
     assert "ToolSearch" in text, text
+
+
+def _budget_used(rows: list[dict[str, Any]], turn: str) -> list[int]:
+    return [int(r["supplements_used"]) for r in rows if r["turn"] == turn]
+
+
+def test_budget_of_one_and_the_host_cap(host_home: HostHome) -> None:
+    """max_supplements=1: exactly 1 block. max_supplements=10 on a resumed session: the
+    host would override a 9th block in a row, so Jev sends and counts 8, then says the
+    budget is used up (and doctor warns); CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=2 makes it 2."""
+    script = Script({m: open_item_turn(fix=False) for m in ("[B1]", "[B2]", "[B3]")})
+    prompt = " Fix the parser bug and add a regression test."
+    with AnthropicServer(script) as server:
+        claude = Claude(host_home, server)
+        _install(host_home)
+        host_home.jev("settings", "set", "max_supplements", "1")
+        b1 = claude.run("[B1]" + prompt)
+        assert b1.returncode == 0, b1.stderr
+        assert supplements_seen(claude.turn_requests(script, "[B1]")) == 1
+        assert any("1/1" in n for n in b1.notices()), b1.notices()
+
+        host_home.jev("settings", "set", "max_supplements", "10")
+        b2 = claude.run("[B2]" + prompt, "--continue")
+        assert b2.returncode == 0, b2.stderr
+        assert supplements_seen(claude.turn_requests(script, "[B2]")) == 8
+        assert "budget used up" in b2.notices()[-1], b2.notices()
+        assert not any("overriding" in n for n in b2.notices()), "the host overrode Jev"
+        doctor = host_home.jev("doctor", "--host", "claude-code", check=False)
+        assert "at most 8 blocks in a row" in doctor.stdout, doctor.stdout
+
+        host_home.env["CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"] = "2"
+        b3 = claude.run("[B3]" + prompt, "--continue")
+        assert b3.returncode == 0, b3.stderr
+        assert supplements_seen(claude.turn_requests(script, "[B3]")) == 2
+        assert "budget used up" in b3.notices()[-1], b3.notices()
+
+    rows = records(host_home)
+    turns = list(dict.fromkeys(r["turn"] for r in rows))
+    assert len(turns) == 3, turns
+    assert _budget_used(rows, turns[0]) == [1, 1]  # the second audit: budget used up
+    assert _budget_used(rows, turns[1]) == [*range(1, 9), 8]  # no 9th counted
+    assert _budget_used(rows, turns[2]) == [1, 2, 2]
+
+
+def test_plugin_route_blocks_then_fixes(host_home: HostHome) -> None:
+    """README's plugin route: the real CLI's `claude plugin marketplace add <checkout>`
+    and `claude plugin install jev@jev`, `jev enable`, the Todo-tools variable added by
+    hand; a Todo turn with an open item is blocked once, then fixed and complete."""
+    checkout = Path(__file__).resolve().parents[2]
+    script = Script({"[P1]": open_item_turn(fix=True)})
+    with AnthropicServer(script) as server:
+        claude = Claude(host_home, server)
+        for args in (("marketplace", "add", str(checkout)), ("install", "jev@jev")):
+            proc = subprocess.run(
+                [str(claude.program), "plugin", *args],
+                cwd=host_home.project,
+                env=host_home.env,
+                capture_output=True,
+                text=True,
+                timeout=_RUN_TIMEOUT_S,
+            )
+            assert proc.returncode == 0, proc.stdout + proc.stderr
+        settings_file = host_home.home / ".claude" / "settings.json"
+        settings = json.loads(settings_file.read_text())
+        assert settings["enabledPlugins"] == {"jev@jev": True}
+        settings["env"] = {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}
+        settings_file.write_text(json.dumps(settings))
+        host_home.jev("enable")
+
+        p1 = claude.run("[P1] Fix the parser bug and add a regression test.")
+        assert p1.returncode == 0, p1.stderr
+        requests = claude.turn_requests(script, "[P1]")
+        assert "select:TaskCreate,TaskUpdate" in requests[0].raw, "no Todo-tool hint"
+        assert supplements_seen(requests) == 1
+        assert "both tasks completed" in p1.result()["result"]
+    rows = records(host_home)
+    assert [r["assessment"] for r in rows][-1] == "complete"
+    assert len(rows) == 2

@@ -154,18 +154,23 @@ class ClaudeCodeAdapter:
         """A stop while background tasks run or crons are scheduled is paused work,
         not the end of the turn (CCDOCS hooks.md "Stop input"): deferred, nothing counted.
 
-        A stop after :func:`block_cap` blocks in a row (no tool call since) is not
-        audited: the host would override a further block, so a supplement sent now would
-        be counted and never delivered (design.md §8; hosts.md (Claude Code))."""
+        A stop after :func:`block_cap` blocks in a row (no tool call since) of which
+        some came from another Stop hook is not audited: the host would override a
+        further block, so a supplement sent now would be counted and never delivered
+        (design.md §8; hosts.md (Claude Code)). When every block of the row was Jev's,
+        the turn's budget (capped at the host's limit by the hook) is used up and the
+        audit runs to give its notice."""
         if hook.running_tasks:
             return "deferred: background tasks running"
         cap = block_cap(os.environ)
         path = hook.transcript_path
-        if path and os.path.isfile(path) and _blocks_in_a_row(path) >= cap:
-            return (
-                f"not audited: Claude Code delivers at most {cap} Stop blocks in a row "
-                f"({BLOCK_CAP_ENV}) and overrides the next one"
-            )
+        if path and os.path.isfile(path):
+            row, foreign = _blocks_in_a_row(path)
+            if row >= cap and foreign:
+                return (
+                    f"not audited: Claude Code delivers at most {cap} Stop blocks in a row "
+                    f"({BLOCK_CAP_ENV}), other hooks' blocks included, and overrides the next"
+                )
         return ""
 
     def todo_hint(self) -> tuple[str, str]:
@@ -468,12 +473,14 @@ def _user_settings_env(installer: ClaudeCodeInstaller) -> dict[str, str]:
 _ROW_MARKERS = (b"stop_hook_summary", b"tool_use", b'"user"')
 
 
-def _blocks_in_a_row(path: str) -> int:
-    """Stop blocks the host delivered in a row at the end of the current turn: read
-    backwards to the last typed prompt, one per ``stop_hook_summary`` with
-    ``hookAdditionalContext`` and one per "Stop hook feedback" user record, up to the
-    newest assistant tool call (which resets the host's count). 0 on any read error."""
-    count = 0
+def _blocks_in_a_row(path: str) -> tuple[int, bool]:
+    """``(blocks, foreign)``: the Stop blocks the host delivered in a row at the end of
+    the current turn, and whether any of them came from a hook other than Jev's (its
+    text does not start with Jev's ``[Jev`` header). Read backwards to the last typed
+    prompt: one per ``stop_hook_summary`` with ``hookAdditionalContext`` and one per
+    "Stop hook feedback" user record, up to the newest assistant tool call (which
+    resets the host's count). ``(0, False)`` on any read error."""
+    count, foreign = 0, False
     try:
         start = os.path.getsize(path) - _MAX_LINE
         for offset, raw in lines_backward(path, max_line=_MAX_LINE):
@@ -491,7 +498,10 @@ def _blocks_in_a_row(path: str) -> int:
             message = rec.get("message")
             blocks = message.get("content") if isinstance(message, dict) else None
             if kind == "system" and rec.get("subtype") == "stop_hook_summary":
-                count += 1 if rec.get("hookAdditionalContext") else 0
+                contexts = rec.get("hookAdditionalContext")
+                if isinstance(contexts, list) and contexts:
+                    count += 1
+                    foreign = foreign or any(not _is_jev(str(c)) for c in contexts)
             elif kind == "assistant" and any(
                 isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks or ()
             ):
@@ -503,10 +513,18 @@ def _blocks_in_a_row(path: str) -> int:
                 text = blocks if isinstance(blocks, str) else ""
                 if isinstance(blocks, list):
                     text = " ".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict))
-                count += 1 if text.lstrip().startswith("Stop hook feedback") else 0
+                if text.lstrip().startswith("Stop hook feedback"):
+                    count += 1
+                    reason = text.lstrip()[len("Stop hook feedback") :].lstrip(":").strip()
+                    foreign = foreign or not _is_jev(reason)
     except (OSError, LineTooLong):
-        return 0
-    return count
+        return 0, False
+    return count, foreign
+
+
+def _is_jev(text: str) -> bool:
+    """True for a supplement Jev wrote (its header starts ``[Jev``, en and zh)."""
+    return text.lstrip().startswith("[Jev")
 
 
 class _Tail:
