@@ -98,3 +98,69 @@ def test_empty_events_file(tmp_path: Path) -> None:
     path.write_text('{"type":"session.start","data":{"sessionId":"s"}}\n', "utf-8")
     with pytest.raises(MaterialMissing):
         cp.read_current_turn(path)
+
+
+def _events(path: Path, *events: tuple[str, dict[str, object]]) -> None:
+    import json
+
+    with path.open("a", encoding="utf-8") as out:
+        for n, (etype, data) in enumerate(events):
+            record = {"type": etype, "data": data, "id": f"e{n}", "timestamp": "t"}
+            out.write(json.dumps(record) + "\n")
+
+
+def _stop(mark: int) -> tuple[str, dict[str, object]]:
+    return ("hook.start", {"hookType": "agentStop", "input": {"timestamp": mark}})
+
+
+def test_a_stop_not_yet_logged_is_behind_and_a_stale_answer_is_never_judged(
+    tmp_path: Path,
+) -> None:
+    """The hook can run before Copilot wrote the stop (real 1.0.102): until the stop's
+    ``hook.start`` is in the file the reader raises TranscriptBehind; at a re-stop the
+    previous round's answer is never taken for this one's (issue 19)."""
+    path = tmp_path / "events.jsonl"
+    _events(
+        path,
+        ("user.message", {"content": "Fix the bug.", "interactionId": "i1"}),
+        ("assistant.message", {"content": "Done: fixed.", "interactionId": "i1"}),
+    )
+    with pytest.raises(cp.TranscriptBehind):
+        cp.read_current_turn(path, stop_timestamp=1)
+    _events(path, _stop(1))
+    turn = cp.read_current_turn(path, stop_timestamp=1)
+    assert turn.material is not None and turn.material.final_answer == "Done: fixed."
+    # Jev's supplement came back; the re-stop is logged, but no answer since it
+    steer = "[Jev completion audit · automatic message, round 1/3 · not from the user] go on"
+    _events(path, ("user.message", {"content": steer, "interactionId": "i2"}), _stop(2))
+    turn = cp.read_current_turn(path, stop_timestamp=2)
+    assert turn.key == "i1" and turn.material is not None and turn.material.final_answer == ""
+    with pytest.raises(cp.TranscriptBehind):  # no timestamp: wait for an answer
+        cp.read_current_turn(path, wait_for_answer=True)
+    _events(path, ("assistant.message", {"content": "Fixed, tests pass.", "interactionId": "i2"}))
+    turn = cp.read_current_turn(path, wait_for_answer=True)
+    assert turn.material is not None and turn.material.final_answer == "Fixed, tests pass."
+
+
+def test_the_adapter_waits_for_the_file_then_says_material_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``read_turn`` polls a missing or lagging ``events.jsonl`` for at most
+    ``CATCH_UP_S`` and then says why it did not audit (issue 19)."""
+    from jev.hosts.adapters import copilot
+
+    monkeypatch.setattr(copilot, "CATCH_UP_S", 0.2)
+    path = tmp_path / "events.jsonl"
+    hook = copilot.ADAPTER.parse(
+        {"sessionId": "s", "transcriptPath": str(path), "timestamp": 7, "stopReason": "end_turn"}
+    )
+    with pytest.raises(MaterialMissing, match=r"does not exist .yet.* an older one is not judged"):
+        copilot.ADAPTER.read_turn(hook, {}, "s")  # type: ignore[arg-type]
+    _events(
+        path,
+        ("user.message", {"content": "Fix the bug.", "interactionId": "i1"}),
+        ("assistant.message", {"content": "Done.", "interactionId": "i1"}),
+        _stop(7),
+    )
+    turn = copilot.ADAPTER.read_turn(hook, {}, "s")  # type: ignore[arg-type]
+    assert turn.material is not None and turn.material.final_answer == "Done."

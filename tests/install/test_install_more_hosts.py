@@ -268,3 +268,49 @@ def test_doctor_knows_the_host(host: str, capsys: pytest.CaptureFixture[str]) ->
     assert entry["host"] == host and entry["hooks"] and entry["executable_ok"]
     assert entry["todo_tools"] is True
     assert code == 0, report["problems"]
+
+
+def test_qwen_todo_write_switch_opt_out_take_back_and_doctor(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Qwen 0.24.4 offers ``todo_write`` only with ``tools.todoWrite.enabled: true``
+    (hosts.md §0a): install writes it, ``--no-todo-tools`` does not, uninstall takes back
+    only what Jev added, and doctor says "Todo tool off" without it (issue 19)."""
+    save_settings("default", {"enabled": True, "judge.provider": "rules"})
+    path = _file("qwen", tmp_path)
+    assert _run("install", "qwen", "--no-todo-tools") == 0
+    assert "tools" not in json.loads(path.read_text("utf-8"))
+    capsys.readouterr()
+    main(["doctor", "--host", "qwen", "--json"])
+    (entry,) = json.loads(capsys.readouterr().out)["hosts"]
+    assert entry["todo_tools"] is False
+    assert any("tools.todoWrite.enabled" in p for p in entry["problems"]), entry
+    assert entry["block_cap"] == 7 and entry["notice_channel"] is True
+    assert _run("install", "qwen") == 0
+    assert json.loads(path.read_text("utf-8"))["tools"]["todoWrite"]["enabled"] is True
+    capsys.readouterr()
+    assert main(["doctor", "--host", "qwen", "--json"]) == 0
+    assert _run("uninstall", "qwen") == 0
+    assert not path.exists() or "tools" not in json.loads(path.read_text("utf-8") or "{}")
+    path.write_text(json.dumps({"tools": {"todoWrite": {"enabled": True}}}), "utf-8")
+    assert _run("install", "qwen") == 0
+    assert _run("uninstall", "qwen") == 0
+    assert json.loads(path.read_text("utf-8")) == {"tools": {"todoWrite": {"enabled": True}}}
+
+
+def test_copilot_default_scope_is_user_and_doctor_names_the_missing_channel(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``jev install copilot`` writes ``~/.copilot/hooks/jev.json`` (loaded in every
+    folder; a project file only in a trusted one), says that Copilot shows no notice,
+    and doctor warns about it without failing (issue 19)."""
+    save_settings("default", {"enabled": True, "judge.provider": "rules"})
+    capsys.readouterr()
+    assert _run("install", "copilot") == 0
+    out = capsys.readouterr().out
+    assert (tmp_path / "home" / ".copilot" / "hooks" / "jev.json").is_file()
+    assert "--trust-folder" in out and "jev report" in out, out
+    assert main(["doctor", "--host", "copilot", "--json"]) == 0
+    (entry,) = json.loads(capsys.readouterr().out)["hosts"]
+    assert entry["notice_channel"] is False and list(entry["hooks"]) == ["user"]
+    assert any("shows none of Jev's notices" in w for w in entry["warnings"]), entry
