@@ -145,7 +145,7 @@ def test_gbk_hook_stdin_is_decoded_when_its_encoding_is_named(
     tmp_path: Path, jev_home: Path
 ) -> None:
     save_settings(None, {"enabled": True})
-    sim, payload = _gbk_turn(tmp_path)
+    _sim, payload = _gbk_turn(tmp_path)
     data = json.dumps(payload, ensure_ascii=False).encode("gbk")
     code, answer, stderr = _hook(data, {"JEV_HOOK_ENCODING": "cp936"})
     assert code == 0, stderr

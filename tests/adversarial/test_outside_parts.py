@@ -17,6 +17,7 @@ that one hook counts), against the real part misbehaving on 127.0.0.1:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -131,10 +132,8 @@ def _cluster_pids(data: Path) -> list[int]:
 
 def _signal_all(pids: list[int], sig: int) -> None:
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, sig)
-        except ProcessLookupError:
-            pass
 
 
 def test_postgres_frozen_while_the_judge_answers_the_hook_exits_in_time(
@@ -170,9 +169,7 @@ def test_postgres_frozen_while_the_judge_answers_the_hook_exits_in_time(
         freezer = threading.Thread(target=freeze_when_asked, daemon=True)
         freezer.start()
         try:
-            run = measured_hook(
-                sim.payload(), {"JEV_STORE_URL": url, "JEV_HOOK_TIMEOUT_S": "30"}
-            )
+            run = measured_hook(sim.payload(), {"JEV_STORE_URL": url, "JEV_HOOK_TIMEOUT_S": "30"})
         finally:
             freezer.join(timeout=70)
             _signal_all(frozen, signal.SIGCONT)
@@ -185,7 +182,8 @@ def test_postgres_frozen_while_the_judge_answers_the_hook_exits_in_time(
     assert run["answer"].get("decision") != "block", run  # nothing was counted
     pg_cluster.wait_ready()
     with Store(url=url) as store:
-        assert [r for r in store.list_records(session=sim.session_id) if r.status == "verdict"] == []
+        records = store.list_records(session=sim.session_id)
+    assert [r for r in records if r.status == "verdict"] == []
 
 
 # -- a judge slower than the host's hook timeout ---------------------------------------
