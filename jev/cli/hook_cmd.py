@@ -10,6 +10,12 @@ the locale, in the host's contract (the host's adapter, :mod:`jev.hosts.base`). 
 exit code is 0 for every outcome, failures included (fail open). Only a wrong command
 line (unknown hook name or option) exits 1 — never 2, which Claude Code and Codex
 would treat as "block the stop".
+
+A stop that needs the full hook runs under one deadline (:mod:`jev.deadline`, issue
+23): a watchdog writes the answer decided so far and exits 0 when it passes, and the
+audit's telemetry is exported only after the answer is written. A stdin that is not
+UTF-8 is decoded only by its BOM or a named encoding (:func:`decode_stdin`), else the
+stop is refused with a notice.
 """
 
 from __future__ import annotations
