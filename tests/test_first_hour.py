@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -558,3 +559,15 @@ def test_install_then_uninstall_every_host_leaves_the_repository_clean(
         str(p.relative_to(fake_home)) for p in fake_home.rglob("*") if ".git" not in p.parts
     )
     assert left == ["code", "code/app", "code/app/.qwen", "code/app/.qwen/settings.json"]
+
+
+def test_readme_installs_from_the_checkout_until_a_release_exists() -> None:
+    from tests.test_readme_blocks import _BLOCK
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    code = "\n".join(block for _, _, block in _BLOCK.findall(readme))
+    assert 'pip install ".[postgres]"' in code
+    for line in code.splitlines():
+        assert not re.search(r"pipx? install (-\S+ )*\"?jev\b", line), line
+    plugin = (REPO / "plugins" / "jev" / "hooks" / "hooks.json").read_text(encoding="utf-8")
+    assert "pipx install jev" not in plugin and "pip install jev" not in plugin

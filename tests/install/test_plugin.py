@@ -73,4 +73,4 @@ def test_without_jev_on_path_one_line_and_exit_0(event: str, tmp_path: Path) -> 
         return
     (line,) = run.stdout.splitlines()
     message = json.loads(line)["systemMessage"]
-    assert "jev command is not on PATH" in message and "pip install jev" in message
+    assert "jev command is not on PATH" in message and "pipx install /path/to/jev" in message
