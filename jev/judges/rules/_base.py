@@ -76,6 +76,10 @@ class _Words:
         """The plain string ``field`` of entry ``key`` (e.g. a pattern kept whole)."""
         return str(self._entry(key)[field])
 
+    def anchors(self, key: str) -> tuple[str, ...]:
+        """The ``anchors`` of ``key``."""
+        return tuple(self._entry(key)["anchors"])
+
     def words(self, key: str) -> frozenset[str]:
         """The plain word list ``words`` of ``key``."""
         return frozenset(self._entry(key)["words"])
@@ -165,6 +169,13 @@ class _Gate:
         if not any(anchor in low for anchor in self.anchors):
             return None
         return self.rx.search(text)
+
+    def match_start(self, text: str) -> re.Match[str] | None:
+        """``match`` (at the start of ``text``) behind the same pre-check."""
+        low = _lower(text)
+        if not any(anchor in low for anchor in self.anchors):
+            return None
+        return self.rx.match(text)
 
 
 #: Topic classes: a Todo item and an answer sentence "talk about the same thing" when
@@ -298,10 +309,21 @@ class RuleHit:
 
 #: A whole sentence of courtesy (thanks, well-wishing, a generic offer of more help).
 _COURTESY_SRC = r"(?:(?:" + _W.pattern("courtesy") + r")[\s,，.!！。~～:)(😊🙂]*)+"
-_COURTESY = LazyRx(_COURTESY_SRC + r"\Z", _I)
+_COURTESY = _Gate(LazyRx(_COURTESY_SRC + r"\Z", _I), _W.anchors("courtesy"))
 
 #: A courtesy sentence run on at the end of the last line ("- app.py Thanks!").
-_TRAILING_COURTESY = LazyRx(r"(?<=[\s.!?。！？])" + _COURTESY_SRC + r"\Z", _I)
+_TRAILING_COURTESY = _Gate(
+    LazyRx(r"(?<=[\s.!?。！？])" + _COURTESY_SRC + r"\Z", _I), _COURTESY.anchors
+)
+
+#: The longest segment read as courtesy or as an announcement (characters).
+_COURTESY_MAX = 120
+
+
+def _courtesy(text: str) -> bool:
+    text = text.strip()
+    return len(text) <= _COURTESY_MAX and _COURTESY.match_start(text) is not None
+
 
 _ANNOUNCE = sorted(_W.words("announce"), key=len, reverse=True)
 _ANNOUNCE_NOUNS = _W.words("announce_nouns")
@@ -311,7 +333,10 @@ def _filler(text: str) -> bool:
     """Whether an answer segment says nothing about the work: a courtesy sentence
     (:data:`_COURTESY`), or a heading / lead line made only of :data:`_ANNOUNCE` words
     with one announcing noun ("## Summary", "Here is what I did:", "以下是总结")."""
-    if _COURTESY.match(text.strip()):
+    text = text.strip()
+    if len(text) > _COURTESY_MAX:
+        return False
+    if _COURTESY.match_start(text):
         return True
     low = text.lower().lstrip("#* \t").rstrip(" \t:：.。!！*")
     if not low or len(low) > 60 or not any(noun in low for noun in _ANNOUNCE_NOUNS):
@@ -327,7 +352,7 @@ def _core_answers(answers: tuple[Position, ...]) -> tuple[Position, ...]:
     first two positions may be filler only as a heading or a lead line, and a courtesy
     sentence run on at the end of the last line is cut off."""
     end = len(answers)
-    while end > 0 and _COURTESY.match(answers[end - 1].text.strip()):
+    while end > 0 and _courtesy(answers[end - 1].text):
         end -= 1
     start = 0
     while start < end and start < 2 and _filler(answers[start].text):

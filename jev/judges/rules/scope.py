@@ -64,7 +64,7 @@ _USER_ONLY = _W.rx("user_only")
 _ENV_SECRET = _W.rx("env_secret")
 _LACKS = _W.rx("lacks")
 #: The user named as the holder of what is missing ("only you have", "from you", "需要你").
-_HOLDER = _W.rx("holder")
+_HOLDER = _W.gate("holder")
 _CONTINUE_QUESTION = _W.rx("continue_question")
 #: ``{family: (words that name the action, words that report it done)}``.
 _RESERVED: dict[str, tuple[Rx, Rx]] = {
@@ -406,9 +406,9 @@ def _rule_user_only_blocker(view: _View) -> RuleHit | None:
         for a in view.answers:
             for sentence in _sentences(a.text):
                 if (
-                    _names_user_only(sentence)
+                    _HOLDER.search(sentence)
+                    and _names_user_only(sentence)
                     and _LACKS.search(sentence)
-                    and _HOLDER.search(sentence)
                     and not _OFFER.search(sentence)
                 ):
                     return _hit(

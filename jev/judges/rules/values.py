@@ -39,7 +39,7 @@ _W = _Words("values")
 _ALL_CLAIM = _W.rx("all_claim")
 #: "All 40 missing keys", "all 12 class components": the count and its noun.
 _ALL_N = _W.rx("all_n")
-_EVERY = _W.rx("every")
+_EVERY = _W.gate("every")
 #: "over the 30 samples: 28 match": a total, its noun, then fewer passes.
 _PARTIAL_RUN = re.compile(
     r"\b(\d{1,6})\s+([a-z]{3,12}?)s?\b[^.;\n]{0,80}?[:：—–-]\s*(\d{1,6})\s+"
@@ -65,11 +65,11 @@ _THEN = re.compile(r"\s*(?:→|->|=>|\bto\b)\s*[\"']?(-?\d+(?:\.\d+)?)\b")
 _CELL_YES = _W.rx("cell_yes")
 _CELL_NO = _W.rx("cell_no")
 #: "No warnings", "warnings are gone", "0 errors", "没有警告", by kind.
-_NONE_LEFT = _W.rx_table("none_left")
+_NONE_LEFT = {kind: _W.gate(f"none_left.{kind}") for kind in _W.keys("none_left")}
 #: A positive count of that kind in output ("3 warnings", "2 errors", "1 failed").
 _COUNT_OF = _W.rx_table("count_of")
 #: "No issues", "all good", "没有问题": nothing wrong anywhere.
-_NO_ISSUES = _W.rx("no_issues")
+_NO_ISSUES = _W.gate("no_issues")
 #: A note naming a problem ("opens off-screen", "crashes", "报错").
 _PROBLEM = _W.rx("problem")
 _OK_ITEM = _W.rx("ok_item")
