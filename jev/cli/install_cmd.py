@@ -21,10 +21,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jev.errors import UsageError
 from jev.hosts.install import apply_plan, ignore_local_settings, installable_hosts
 from jev.hosts.install_all import plan_install_all, plan_uninstall_all
 from jev.hosts.registry import adapter
-from jev.settings import active_profile, load_settings, require_profile, set_value
+from jev.judges import judge_names
+from jev.settings import active_profile, load_settings, require_profile, set_value, user_values
 
 if TYPE_CHECKING:
     from jev.hosts.base import Installer
@@ -78,6 +80,15 @@ def register(subparsers: Any) -> None:
                 "--enable", action="store_true", help="also enable the profile (enabled = true)"
             )
             parser.add_argument(
+                "--judge",
+                metavar="NAME",
+                default=None,
+                help=(
+                    "the profile's judge (default: the host's own model, unless the profile "
+                    "already names a judge; `--judge rules` keeps the offline rules judge)"
+                ),
+            )
+            parser.add_argument(
                 "--no-todo-tools",
                 action="store_true",
                 help=(
@@ -105,11 +116,39 @@ def _creates_local(args: argparse.Namespace, plan: Any) -> bool:
     )
 
 
+#: Whether ``jev install HOST`` makes the host's model the judge by default (issue 20).
+HOST_JUDGE_BY_DEFAULT = False
+
+
+def _set_judge(host: str, profile: str | None, chosen: str | None) -> str:
+    """Make the host's own model the profile's judge unless the profile names one or
+    ``--judge`` chose another (issue 20 item 1, "Default"); the one line to print."""
+    name = active_profile(profile)
+    named = user_values(profile).get("judge.provider")
+    if chosen is None and not HOST_JUDGE_BY_DEFAULT:
+        return f"profile {name}: judge {named or 'rules'} (`--judge {host}` uses {host}'s model)"
+    if chosen is None and named:
+        return f"profile {name}: keeps its judge {named} (`--judge NAME` changes it)"
+    provider = chosen or (host if host in judge_names() else "rules")
+    set_value(profile, "judge.provider", provider)
+    if provider == host:
+        return (
+            f"profile {name}: judge.provider = {host}: {host}'s own model judges each audited "
+            "Todo turn through its CLI and your login (about 1.5k input tokens per audit, "
+            "shown by `jev report`); `--judge rules` keeps the offline rules judge"
+        )
+    return f"profile {name}: judge.provider = {provider}"
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``install`` or ``uninstall``; return the exit code (0 on success)."""
     out = sys.stdout
     if args.command == "install":
         profile = require_profile(args.profile) if args.profile else None
+        if args.judge is not None and args.judge not in judge_names():
+            raise UsageError(
+                f"unknown judge {args.judge!r}; registered judges: {', '.join(judge_names())}"
+            )
         plans = plan_install_all(
             args.host,
             args.scope,
@@ -165,6 +204,7 @@ def run(args: argparse.Namespace) -> int:
             "(or install with --enable).\n"
         )
     if args.command == "install":
+        out.write(_set_judge(args.host, profile, args.judge) + "\n")
         if args.no_todo_tools:
             out.write(
                 "note: --no-todo-tools: Jev audits only turns in which the agent kept a Todo "
