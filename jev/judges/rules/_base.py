@@ -595,6 +595,9 @@ _VERB_CLASSES = _W.rx_table("verb_classes")
 #: "Kept / left in place": denies a removal.
 _KEPT = _W.gate("kept")
 
+#: A claim that a whole run is green (shared by the ``claims`` and ``outcomes`` families).
+_GREEN_CLAIM = _W.gate("green_claim")
+
 
 def _object_tokens(todo: Position, todos: Sequence[Position]) -> set[str]:
     """Distinctive tokens of a Todo item that name a thing, not an action or a topic word."""

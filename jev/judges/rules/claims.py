@@ -10,6 +10,7 @@ import re
 from jev.domain import Position
 from jev.judges.rules._base import (
     _FRACTION,
+    _GREEN_CLAIM,
     _I,
     _KEPT,
     _NEGATION,
@@ -38,7 +39,6 @@ _W = _Words("claims")
 
 #: The strongest, universal success claims (preferred as the focus).
 _STRONG_CLAIM = _W.rx("strong_claim")
-_UNIVERSAL_GREEN = _W.rx("universal_green")
 #: A Todo's own words say failures remain ("1 failure left", "还剩 2 个失败").
 _FAILING = re.compile(r"\bfail\w*|\berrors?\b|\bred\b|失败|报错|错误", re.I)
 
@@ -120,7 +120,7 @@ def _rule_open_item_claimed_passing(view: _View) -> RuleHit | None:
             if _same_topic(todo.text, a.text, code)
             or (marked and any(_contains_token(a.text, t) for t in tokens if len(t) >= 5))
             or (names and _claim_names(a.text, names))
-            or (failing and _UNIVERSAL_GREEN.search(_strip_code(a.text)))
+            or (failing and _GREEN_CLAIM.search(_strip_code(a.text)))
             or (a in universal and _shares_word(todo.text, a.text))
         ]
         claims.sort(key=lambda a: not _STRONG_CLAIM.search(a.text))

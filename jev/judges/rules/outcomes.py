@@ -7,6 +7,7 @@ import re
 
 from jev.judges.rules._base import (
     _CODE_SPAN,
+    _GREEN_CLAIM,
     _I,
     _NEGATION,
     _PAST_RUN,
@@ -105,8 +106,6 @@ def _zero_failures(sentence: str) -> bool:
     )
 
 
-#: A universal claim that the whole suite / all tests pass.
-_GREEN_CLAIM = _W.gate("green_claim")
 
 #: A test run's report of failures (not "0 failed").
 _FAILED_REPORT = _W.gate("failed_report")
