@@ -598,6 +598,9 @@ _KEPT = _W.gate("kept")
 #: A claim that a whole run is green (shared by the ``claims`` and ``outcomes`` families).
 _GREEN_CLAIM = _W.gate("green_claim")
 
+#: A claim of the whole without its number ("all of them", "every endpoint is …", "所有…都…了").
+_ALL_DONE = _W.rx("all_done")
+
 
 def _object_tokens(todo: Position, todos: Sequence[Position]) -> set[str]:
     """Distinctive tokens of a Todo item that name a thing, not an action or a topic word."""

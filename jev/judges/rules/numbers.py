@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from jev.judges.rules._base import (
+    _ALL_DONE,
     _FRACTION,
     _NEGATION,
     _STOPWORDS,
@@ -64,8 +65,6 @@ def _loose_universal(todo_text: str, end: int, total: int) -> re.Pattern[str] | 
 
 
 _CLAUSES = re.compile(r"[，,;；。.!?！？]\s*")
-#: "All of them / every one / 所有…都…了": a claim of the whole without its number.
-_ALL_DONE_PLAIN = _W.rx("all_done_plain")
 
 
 #: "12 张里完成 9 张", "共 20 个，完成 18 个": the total first, then the part done.
@@ -101,7 +100,7 @@ def _rule_partial_count(view: _View) -> RuleHit | None:
                     and (
                         universal.search(c)
                         or (loose is not None and loose.search(c))
-                        or _ALL_DONE_PLAIN.search(c)
+                        or _ALL_DONE.search(c)
                     )
                     for c in clauses
                 ) or (universal.search(a.text) and not _NEGATION.search(_strip_code(a.text))):

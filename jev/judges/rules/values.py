@@ -21,6 +21,7 @@ import re
 
 from jev.domain import Position
 from jev.judges.rules._base import (
+    _ALL_DONE,
     _NEGATION,
     _PAST_RUN,
     RuleHit,
@@ -35,8 +36,6 @@ from jev.positions import sentences as _sentences
 
 _W = _Words("values")
 
-#: A claim of the whole ("All 9 handlers are moved", "every endpoint", "所有接口都").
-_ALL_CLAIM = _W.rx("all_claim")
 #: "All 40 missing keys", "all 12 class components": the count and its noun.
 _ALL_N = _W.rx("all_n")
 _EVERY = _W.gate("every")
@@ -110,7 +109,7 @@ def _table_against_all(view: _View) -> RuleHit | None:
             continue
         for sentence in _sentences(a.text):
             plain = _strip_code(sentence)
-            if _ALL_CLAIM.search(plain) and not _NEGATION.search(plain):
+            if _ALL_DONE.search(plain) and not _NEGATION.search(plain):
                 row = mixed[0]
                 assert row is not None
                 return _hit(
