@@ -109,3 +109,88 @@ def test_with_evidence_transcript_off_the_judge_alone_decides(host_home: HostHom
     rows = records(host_home)
     assert [r["judge"]["provider"] for r in rows] == ["rules"]
     assert "evidence" not in rows[0]
+
+
+FIX = Tool(
+    "Bash",
+    {
+        "command": "printf 'import math\\n\\ndef rnd(x):\\n"
+        "    return float(math.floor(x + 0.5))\\n' > calc.py",
+        "description": "Round half up",
+    },
+)
+
+
+def _check_turn() -> Turn:
+    """Claims done without running anything; after a supplement, fixes calc.py."""
+    rounds = [LOAD, create("Fix the rounding in calc.py"), complete(0)]
+    fixed = "Changed `rnd()` in `calc.py` to round half up with `math.floor(x + 0.5)`."
+    return Turn(rounds, "Fixed the rounding in calc.py.", [([[FIX]], fixed)])
+
+
+def _stop_timeout(home: HostHome) -> int:
+    import json
+
+    settings = json.loads((home.home / ".claude" / "settings.json").read_text())
+    return int(settings["hooks"]["Stop"][0]["hooks"][0]["timeout"])
+
+
+def test_a_failing_check_blocks_with_its_tail_and_a_passing_one_completes(
+    host_home: HostHome,
+) -> None:
+    """evidence.checks = ["python3 -m pytest -q"] on the failing project: the agent
+    claims done without running anything → blocked with the check's failing tail,
+    counted in max_supplements; it fixes the code → the check passes → complete."""
+    _project(host_home.project, failing=True)
+    host_home.jev("settings", "set", "evidence.checks", '["python3 -m pytest -q"]')
+    script = Script({"[C1]": _check_turn()})
+    with AnthropicServer(script) as server:
+        claude = Claude(host_home, server)
+        _install(host_home)
+        assert _stop_timeout(host_home) >= 210 + 120  # the judge's time + the check's
+        run = claude.run("[C1] Fix the rounding in calc.py.")
+        assert run.returncode == 0, run.stderr
+        requests = claude.turn_requests(script, "[C1]")
+        sent = [
+            t
+            for r in requests
+            for m in r.body["messages"]
+            if m.get("role") == "user"
+            for t in _texts(m)
+            if SUPPLEMENT in t
+        ]
+        assert sent, "no supplement reached the model"
+        assert "omission" in sent[0] and '"python3 -m pytest -q"' in sent[0], sent[0]
+        assert "1 failed, 2 passed" in sent[0], sent[0]
+        assert supplements_seen(requests) == 1
+    rows = records(host_home)
+    assert [r["assessment"] for r in rows] == ["omission", "complete"]
+    assert rows[0]["evidence"]["rule"] == "check-failed"
+    assert [r["supplements_used"] for r in rows] == [1, 1]
+
+
+def test_a_hanging_check_is_killed_at_its_timeout_and_the_hook_answers(
+    host_home: HostHome,
+) -> None:
+    """A check that hangs is killed at evidence.check_timeout_s; the stop still
+    answers (a counted block, within max_supplements = 1) well inside the host's limit."""
+    import time
+
+    _project(host_home.project, failing=False)
+    host_home.jev("settings", "set", "evidence.checks", '["sleep 600"]')
+    host_home.jev("settings", "set", "evidence.check_timeout_s", "3")
+    host_home.jev("settings", "set", "max_supplements", "1")
+    script = Script({"[C2]": Turn([LOAD, create("Tidy calc.py"), complete(0)], "Tidied calc.py.")})
+    with AnthropicServer(script) as server:
+        claude = Claude(host_home, server)
+        _install(host_home)
+        assert _stop_timeout(host_home) >= 213
+        started = time.monotonic()
+        run = claude.run("[C2] Tidy calc.py.")
+        took = time.monotonic() - started
+        assert run.returncode == 0, run.stderr
+        assert supplements_seen(claude.turn_requests(script, "[C2]")) == 1
+    assert took < 60, took  # two stops, each check killed after 3 s
+    rows = records(host_home)
+    assert rows[0]["evidence"]["rule"] == "check-timed-out"
+    assert rows[0]["evidence"]["exit_code"] is None
