@@ -98,3 +98,8 @@ def test_newest_session_is_a_main_chat_not_a_subagent_file(
         _write(path, {"sessionId": path.stem, "projectHash": "x"})
         os.utime(path, (1000 + n, 1000 + n))
     assert GeminiInstaller().newest_session() == new
+
+
+def test_block_cap_is_gemini_loop_detection_and_notices_are_shown() -> None:
+    installer = GeminiInstaller()
+    assert installer.block_cap == 10 and installer.notice_channel is True

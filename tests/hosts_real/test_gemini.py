@@ -324,6 +324,25 @@ def test_task_tracker_fix_needs_user_and_doctor(host_home: HostHome) -> None:
         assert "/.gemini/tmp/" in report["newest_session"]
 
 
+def test_block_cap_keeps_every_counted_block_delivered(host_home: HostHome) -> None:
+    """An agent repeating its answer word for word: from the 11th round Gemini's loop
+    detection stops calling the model while AfterAgent keeps firing, so with
+    ``max_supplements = 12`` Jev blocks exactly 10 times (the host cap, clamped in the
+    hook) and every one of them reaches the model; doctor warns about the cap."""
+    script = Script({"[T1]": Turn([OPEN], CLAIM, fixes=[([], CLAIM)])})
+    with GeminiServer(script) as server:
+        gem = _gemini(host_home, server, "--no-todo-tools")
+        _settings(host_home, model={"name": MODEL})
+        host_home.jev("settings", "set", "max_supplements", "12")
+        run = gem.run("[T1] Add the signup form and update the README signup section.")
+        kinds = [r["action"]["kind"] for r in gem.records()]
+        assert kinds == ["supplement"] * 10 + ["exhausted"]
+        assert len(gem.supplements_seen()) == 10  # each counted block was delivered
+        assert run.stderr.count("[WARNING] Agent execution blocked") == 10
+        doctor = host_home.jev("doctor", "--host", "gemini", check=False)
+        assert "max_supplements is 12, but the host delivers at most 10" in doctor.stdout
+
+
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[()][A-Z0-9]")
 
 

@@ -30,9 +30,10 @@
   when ``experimental.taskTracker`` is true (``tracker_*`` tools, every model) *or*
   the model (``GEMINI_MODEL``, else ``model.name``) is a ``gemini-2.x`` one with the
   tracker off and ``useWriteTodos`` not false (``write_todos``):
-  :meth:`GeminiInstaller.todo_tools_offered`. No host block cap (12 consecutive
-  blocks delivered in ``-p``; the only bound is the prompt's ``MAX_TURNS = 100``
-  model rounds); ``systemMessage`` is shown (``-p``: "Hook system message: …" on
+  :meth:`GeminiInstaller.todo_tools_offered`. Block cap 10
+  (:attr:`GeminiInstaller.host_block_cap`: Gemini's loop detection, not a hook limit;
+  five identical tool calls in a row end the prompt without a further AfterAgent);
+  ``systemMessage`` is shown (``-p``: "Hook system message: …" on
   stderr; a block also as "[WARNING] Agent execution blocked: …"). The newest
   session is ``~/.gemini/tmp/<project>/chats/session-*.jsonl``.
 """
@@ -129,7 +130,11 @@ class GeminiInstaller(HookFileInstaller):
     project_folder: tuple[str, ...] = (".gemini",)
     file_name: str = "settings.json"
     program: str = "gemini"
-    host_block_cap: int | None = None
+    #: Measured in 0.61.0: an agent repeating its answer word for word gets 10 blocks
+    #: delivered; then Gemini's loop detection (10 identical 50-character chunks) stops
+    #: calling the model while AfterAgent keeps firing, so an 11th block would be
+    #: counted and never delivered (53 were, in one run). The hook clamps to it.
+    host_block_cap: int | None = 10
     shows_notices: bool = True
     session_glob: str = ".gemini/tmp/*/chats/session-*.json*"
     _project: Path | None = None
