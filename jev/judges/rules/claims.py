@@ -129,8 +129,10 @@ def _rule_open_item_claimed_passing(view: _View) -> RuleHit | None:
                 "open-item-claimed-passing",
                 "contradiction",
                 a,
-                f"Todo {todo.id} is not finished or not verified (“{_quote(todo.text, 60)}”), "
-                f"but the answer claims success: “{_quote(a.text)}”",
+                f"Todo {todo.id} is "
+                + ("still " + todo.status if todo.status != "completed" else "noted as open")
+                + f" (“{_quote(todo.text, 60)}”), but the answer reports it done: "
+                f"“{_quote(a.text)}” (a status contradiction, not an omission)",
                 0.8,
             )
     return None

@@ -195,3 +195,17 @@ def test_missed_kinds_are_flagged(
     hit, text = judged(turn(request_text, answer, todos))
     assert hit.assessment == assessment, hit
     assert quote in text or quote in hit.explanation, (hit, text)
+
+
+def test_the_why_line_of_a_delivered_in_progress_todo_names_its_status() -> None:
+    hit = explain(
+        turn(
+            "Rotate the webhook signing secret.",
+            "Rotated the signing secret in `secrets/webhooks.env` and redeployed the worker; "
+            "the signature check passes on 3 sample events.",
+            [("Rotate signing secret", "in_progress"), ("Redeploy worker", "completed")],
+        )
+    )
+    assert hit.assessment == "contradiction", hit
+    assert "still in_progress" in hit.explanation
+    assert "left open" not in hit.explanation
