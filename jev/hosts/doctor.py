@@ -219,6 +219,17 @@ def _host_report(
         settings = todo_settings(host, scope, project if scope != "user" else None)
         if settings and all(_setting_on(s.path, s.keys, s.value) for s in settings):
             todo = True
+    plugin = getattr(installer, "plugin_hooks", None)  # hooks a host plugin wires
+    for scope, path in (plugin() if callable(plugin) else {}).items():
+        report.hooks = {scope: str(path), **report.hooks}  # first: keep it if twice
+        report.problems.extend(
+            _hook_profile_problems(host, Path(path), {"command": f"jev hook {stop_name}"})
+        )
+        for line in installer.checks(scope, Path(path)):
+            if line.startswith("warning: "):
+                report.warnings.append(line.removeprefix("warning: "))
+            else:
+                report.problems.append(line)
     if not report.hooks:
         report.problems.append(
             f"{host}: Jev's stop hook is not installed; run `jev install {host} --enable`"

@@ -155,3 +155,24 @@ def test_doctor_names_the_deferred_tools(monkeypatch: pytest.MonkeyPatch) -> Non
     offer = cc.ClaudeCodeInstaller().todo_offer
     assert offer.startswith("TaskCreate/TaskUpdate as deferred tools")
     assert "ToolSearch 'select:TaskCreate,TaskUpdate'" in offer
+
+
+def test_plugin_hooks_found_only_when_installed_and_enabled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    installer = cc.ClaudeCodeInstaller()
+    assert installer.plugin_hooks() == {}
+    copy = tmp_path / "plugins" / "cache" / "jev" / "jev" / "0.1.0"
+    (copy / "hooks").mkdir(parents=True)
+    (copy / "hooks" / "hooks.json").write_text("{}")
+    listing = {"version": 2, "plugins": {"jev@jev": [{"installPath": str(copy)}]}}
+    (tmp_path / "plugins" / "installed_plugins.json").write_text(json.dumps(listing))
+    assert installer.plugin_hooks() == {}  # installed, not enabled
+    (tmp_path / "settings.json").write_text(json.dumps({"enabledPlugins": {"jev@jev": True}}))
+    assert installer.plugin_hooks() == {"plugin": copy / "hooks" / "hooks.json"}
+    monkeypatch.delenv(cc.TODO_TOOLS_ENV, raising=False)
+    monkeypatch.setattr("shutil.which", lambda name: "/bin/jev")
+    (warning,) = installer.checks("plugin", copy / "hooks" / "hooks.json")
+    assert warning.startswith("warning: ") and cc.TODO_TOOLS_ENV in warning

@@ -378,3 +378,6 @@ def test_plugin_route_blocks_then_fixes(host_home: HostHome) -> None:
     rows = records(host_home)
     assert [r["assessment"] for r in rows][-1] == "complete"
     assert len(rows) == 2
+    doctor = host_home.jev("doctor", "--host", "claude-code", check=False)
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    assert "hook plugin: " in doctor.stdout and "(reads)" in doctor.stdout, doctor.stdout

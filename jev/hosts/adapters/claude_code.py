@@ -404,9 +404,53 @@ class ClaudeCodeInstaller:
         output shows none (measured, 2.1.328)."""
         return True
 
+    def plugin_hooks(self) -> dict[str, Path]:
+        """``{"plugin": <hooks.json>}`` when the Jev plugin is installed and enabled
+        (``claude plugin install jev@<marketplace>``: ``enabledPlugins`` in a settings
+        file, the install path in ``plugins/installed_plugins.json``), else ``{}``. For
+        ``jev doctor``: the plugin's hooks are not in a settings file."""
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
+        from pathlib import Path
+
+        base = self.config_path("user", Path.cwd()).parent
+        enabled: set[str] = set()
+        for scope in self.scopes:
+            plugins = _settings_env_file(self.config_path(scope, Path.cwd())).get("enabledPlugins")
+            if isinstance(plugins, dict):
+                enabled |= {str(k) for k, v in plugins.items() if v is True}
+        installed = _settings_env_file(base / "plugins" / "installed_plugins.json")
+        entries = installed.get("plugins")
+        for key, copies in (entries if isinstance(entries, dict) else {}).items():
+            if not str(key).startswith("jev@") or key not in enabled:
+                continue
+            for copy in copies if isinstance(copies, list) else ():
+                where = copy.get("installPath") if isinstance(copy, dict) else None
+                hooks = Path(str(where)) / "hooks" / "hooks.json" if where else None
+                if hooks is not None and hooks.is_file():
+                    return {"plugin": hooks}
+        return {}
+
     def checks(self, scope: str, path: Path) -> tuple[str, ...]:
         """``"disableAllHooks": true`` in the scope's settings file turns every hook off
-        (hosts.md (Claude Code) §1.1)."""
+        (hosts.md (Claude Code) §1.1); the plugin's hooks run the ``jev`` on PATH."""
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
+        import shutil
+
+        if scope == "plugin":
+            lines = []
+            if shutil.which("jev") is None:
+                lines.append(
+                    f"claude-code: the Jev plugin ({path}) runs the jev on PATH, and there "
+                    "is none; install it (pipx install jev) so that Claude Code finds it"
+                )
+            env = {**_user_settings_env(self), **os.environ}
+            if env.get(TODO_TOOLS_ENV) != "1":
+                lines.append(
+                    f"warning: claude-code: the plugin cannot switch the Todo tools on; add "
+                    f'"env": {{"{TODO_TOOLS_ENV}": "1"}} to {self.config_path("user", path)} '
+                    "yourself (`jev install claude-code` would add a second Stop hook)"
+                )
+            return tuple(lines)
         if _settings_env_file(path).get("disableAllHooks") is True:
             return (
                 f'claude-code: {path} has "disableAllHooks": true, so Claude Code runs '
