@@ -535,8 +535,9 @@ def save_settings(profile: str | None, updates: Mapping[str, object]) -> Setting
             f"cannot create the profiles folder {folder}: {exc.strerror or exc}; check "
             "JEV_HOME and permissions."
         ) from None
-    # lazy: tomli_w only when a profile is written; reading settings stays light
-    import tomli_w
+    # lazy: tomlkit (Jev's one TOML writer, design.md §10) only when a profile is
+    # written; reading settings stays light
+    import tomlkit
 
     try:
         with _profile_lock(folder, name):
@@ -550,7 +551,7 @@ def save_settings(profile: str | None, updates: Mapping[str, object]) -> Setting
                 + ("" if name == "default" else f" --profile {name}")
                 + "`.\n\n"
             )
-            payload = header.encode() + tomli_w.dumps(_to_document(current)).encode("utf-8")
+            payload = header.encode() + tomlkit.dumps(_to_document(current)).encode("utf-8")
             _write_atomic(path, payload, name)
     except OSError as exc:
         raise SettingsError(

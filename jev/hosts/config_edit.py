@@ -6,7 +6,8 @@ Two formats, one rule: change exactly one key, keep everything else.
   which already rewrites the file with its indentation kept (:mod:`jev.hosts.install`).
 * **TOML** (Codex ``config.toml``): edited with ``tomlkit``, a style-preserving TOML
   library, so comments, key order, quoting and blank lines of the user's file stay as
-  they were (``tomllib`` + ``tomli_w`` would drop every comment). After each edit the
+  they were (parsing with ``tomllib`` and writing a fresh file would drop every
+  comment); ``tomlkit`` is Jev's one TOML writer (profiles too). After each edit the
   result is parsed again with the standard library's ``tomllib`` and compared with
   the original: it must hold the same data plus (or minus) the one key, or nothing is
   written.

@@ -164,6 +164,6 @@ def test_reading_settings_stays_light() -> None:
     code = (
         "import sys; from jev.settings import load_settings, list_profiles; load_settings(); "
         "list_profiles(); heavy = [m for m in ('httpx', 'jinja2', 'jsonschema', 'pydantic', "
-        "'tomli_w') if m in sys.modules]; print(heavy)"
+        "'tomlkit') if m in sys.modules]; print(heavy)"
     )
     assert run_python(code).strip() == "[]"
