@@ -37,6 +37,7 @@ from jev.errors import JevError, UsageError
 from jev.hosts.install import (
     config_path,
     handler_command,
+    hook_timeout_s,
     installable_hosts,
     jev_handlers,
     project_root,
@@ -318,7 +319,32 @@ def _hook_profile_problems(host: str, path: Path, handler: dict[str, Any]) -> li
             f"back after {limit}; run `jev install {host}` again (it sets loop_limit from "
             f"max_supplements) or `jev settings set max_supplements {limit}{flag}`"
         )
+    problems.extend(_checks_time_problems(host, path, handler, settings, flag))
     return problems
+
+
+def _checks_time_problems(
+    host: str, path: Path, handler: dict[str, Any], settings: Any, flag: str
+) -> list[str]:
+    """The hook's ``timeout`` is below what the profile's judge and ``evidence.checks``
+    need (issue 21): the host would kill the stop while a check runs."""
+    if not settings.evidence.checks:
+        return []
+    raw = handler.get("timeout")
+    if not isinstance(raw, int | float) or isinstance(raw, bool):
+        return []
+    installer = adapter(host).installer
+    seconds = raw / 1000 if installer is not None and installer.timeout_unit == "ms" else raw
+    needed = hook_timeout_s(settings.profile)
+    if seconds >= needed:
+        return []
+    return [
+        f"{host}: the hook in {path} has a timeout of {seconds:g} s, below the {needed} s "
+        f"the judge and the {len(settings.evidence.checks)} evidence.checks of profile "
+        f"{settings.profile} may take, so the host may kill a stop while a check runs; run "
+        f"`jev install {host}{flag}` again (it sizes the timeout) or lower "
+        "evidence.check_timeout_s"
+    ]
 
 
 def _read_newest_session(host: str, report: HostReport) -> None:
