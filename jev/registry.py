@@ -24,8 +24,10 @@ from typing import Any
 __all__ = [
     "BUILTIN_JUDGES",
     "ENTRY_POINT_GROUP",
+    "INTERNAL_JUDGES",
     "judge_names",
     "lookup",
+    "offered_judge_names",
     "register",
     "set_resolved",
 ]
@@ -123,3 +125,13 @@ def judge_names() -> list[str]:
     _discover()
     with _lock:
         return sorted(_registry)
+
+
+#: Judges for tests and replay only: accepted when set, never offered to users.
+INTERNAL_JUDGES = frozenset({"scripted"})
+
+
+def offered_judge_names() -> list[str]:
+    """The judge names offered to users (messages, pages): :func:`judge_names` without
+    :data:`INTERNAL_JUDGES` (issue 23 item 4)."""
+    return [name for name in judge_names() if name not in INTERNAL_JUDGES]

@@ -37,7 +37,7 @@ import contextlib
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -498,7 +498,9 @@ def _write_atomic(path: Path, payload: bytes, name: str) -> None:
     write_atomic(path, payload, prefix=f".{name}")
 
 
-def save_settings(profile: str | None, updates: Mapping[str, object]) -> Settings:
+def save_settings(
+    profile: str | None, updates: Mapping[str, object], *, remove: Iterable[str] = ()
+) -> Settings:
     """Validate typed ``updates`` and write them into the profile's file (design.md §10).
 
     Args:
@@ -507,6 +509,8 @@ def save_settings(profile: str | None, updates: Mapping[str, object]) -> Setting
             "judge.model": "deepseek-chat"}``. Values are NOT converted from text: the
             string ``"3"`` for ``max_supplements`` is refused (use :func:`set_value` for
             command-line text).
+        remove: dotted keys to take out of the file, so their shipped defaults apply
+            again (``jev settings unset``).
 
     Returns:
         The new effective :class:`~jev.domain.Settings`.
@@ -522,8 +526,12 @@ def save_settings(profile: str | None, updates: Mapping[str, object]) -> Setting
             too long, or an OS error while writing (the old file stays in place).
     """
     name = active_profile(profile)
-    if not updates:
+    dropped = frozenset(remove)
+    if not updates and not dropped:
         raise SettingsError("nothing to save: give at least one setting.")
+    unknown = sorted(k for k in dropped if k not in KEYS)
+    if unknown:
+        raise SettingsError(f"unknown setting {unknown[0]!r}; the keys are: {', '.join(KEYS)}.")
     checked = {key: validate_value(key, value, profile=name) for key, value in updates.items()}
     defaults = default_values()
     folder = profiles_dir()
@@ -543,8 +551,10 @@ def save_settings(profile: str | None, updates: Mapping[str, object]) -> Setting
         with _profile_lock(folder, name):
             # Inside the lock: no lost update. The keys being set may hold refused
             # values: they are replaced, so a fix-it hint's command repairs the file.
-            current = user_values(name, replacing=frozenset(checked), lenient=True)
+            current = user_values(name, replacing=frozenset(checked) | dropped, lenient=True)
             current.update(checked)
+            for key in dropped:
+                current.pop(key, None)
             header = (
                 f"# Jev profile {name!r} (design.md §10): only the keys set here override the "
                 "shipped defaults.\n# Edit by hand or with `jev settings set KEY VALUE"

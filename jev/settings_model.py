@@ -97,7 +97,7 @@ def _provider(value: str, info: ValidationInfo) -> str:
     raise _refuse(
         SettingsError(
             f"{key} = {value!r} is refused: not a registered judge; accepted: "
-            f"{', '.join(registry.judge_names())}; {fix_hint(key, _profile(info))}."
+            f"{', '.join(registry.offered_judge_names())}; {fix_hint(key, _profile(info))}."
         )
     )
 

@@ -571,3 +571,56 @@ def test_readme_installs_from_the_checkout_until_a_release_exists() -> None:
         assert not re.search(r"pipx? install (-\S+ )*\"?jev\b", line), line
     plugin = (REPO / "plugins" / "jev" / "hooks" / "hooks.json").read_text(encoding="utf-8")
     assert "pipx install jev" not in plugin and "pip install jev" not in plugin
+
+
+_MAIN = [sys.executable, "-c", "import sys; from jev.cli import main; sys.exit(main())"]
+
+
+def test_a_hook_typo_exits_0_with_a_notice(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [*_MAIN, "hook", "claude-cod"],
+        input='{"hook_event_name": "Stop", "session_id": "s"}',
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and done.stdout == ""
+    assert "claude-cod" in done.stderr and "let through" in done.stderr
+    assert "claude-code" in done.stderr  # the names it knows
+
+
+def test_scripted_is_not_offered_as_a_judge(jev_home: Path) -> None:
+    from jev.registry import offered_judge_names
+
+    assert "scripted" not in offered_judge_names() and "rules" in offered_judge_names()
+    refused = _run_jev("settings", "set", "judge.provider", "nope")
+    assert refused.returncode == 2 and "accepted:" in refused.stderr
+    assert "scripted" not in refused.stderr and "ollama" in refused.stderr
+
+
+def test_settings_unset_brings_the_default_back(jev_home: Path) -> None:
+    assert _run_jev("settings", "set", "judge.model", "deepseek-chat").returncode == 0
+    assert _run_jev("settings", "set", "max_supplements", "1").returncode == 0
+    done = _run_jev("settings", "unset", "judge.model")
+    assert done.returncode == 0 and "removed from profile default" in done.stdout
+    text = (jev_home / "profiles" / "default.toml").read_text(encoding="utf-8")
+    assert "deepseek" not in text and "max_supplements = 1" in text
+    assert _run_jev("settings", "unset", "judge.nope").returncode == 2
+
+
+def test_records_list_has_a_header_row(jev_home: Path) -> None:
+    assert main(["audit", str(EXAMPLE)]) == 4
+    listed = _run_jev("records", "list")
+    header, first = listed.stdout.splitlines()[:2]
+    assert header.startswith("id  time (UTC)") and "verdict" in header and "action" in header
+    assert first.startswith("#1") and header.index("verdict") == first.index("  omission ") + 2
+
+
+def test_a_skipped_last_turn_points_at_earlier_todo_turns(jev_home: Path) -> None:
+    session = REPO / "examples" / "claude-code-1.0.31_amac0-ClaudeStatus_example.jsonl"
+    done = _run_jev("audit", str(session), "--no-record")
+    assert done.returncode == 0
+    assert "skipped: no Todo use" in done.stdout
+    assert "hint: turn 1 of 2 used a Todo list" in done.stdout and "--all-turns" in done.stdout
+    every = _run_jev("audit", str(session), "--no-record", "--all-turns")
+    assert "hint:" not in every.stdout

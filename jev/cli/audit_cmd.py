@@ -362,6 +362,7 @@ def _run(args: argparse.Namespace) -> int:
         turns = read_turns(args.path, args.fmt)
         if not getattr(args, "include_running", False):
             turns = skip_running(turns)
+        every = turns
         turns = _select(turns, args)
     except MaterialMissing as exc:
         msg = str(exc).replace(args.path, _shown(args))
@@ -403,6 +404,7 @@ def _run(args: argparse.Namespace) -> int:
                 print(json_visible(json.dumps(result, ensure_ascii=False)), flush=True)
             else:
                 print(visible(_human(result, chosen, settings.judge.model)), flush=True)
+                print(_earlier_todo_hint(every, turns, result), end="")
     if not args.json and len(results) > 1:
         audited = sum(1 for r in results if r["status"] == "verdict")
         skipped = sum(1 for r in results if r["status"] == "skipped")
@@ -411,6 +413,23 @@ def _run(args: argparse.Namespace) -> int:
             f"{len(results)} turns: {audited} audited, {skipped} skipped, {incomplete} incomplete"
         )
     return worst
+
+
+def _earlier_todo_hint(every: list[Turn], chosen: list[Turn], result: dict[str, Any]) -> str:
+    """A hint line when the one turn audited by default (the last) was skipped for no
+    Todo use while earlier turns of the file used a Todo list (issue 23 item 4); else ""."""
+    if len(chosen) != 1 or chosen[0] is not every[-1] or result["status"] != "skipped":
+        return ""
+    if chosen[0].todo_used or len(every) < 2:
+        return ""
+    used = [str(n) for n, t in enumerate(every[:-1], start=1) if t.todo_used]
+    if not used:
+        return ""
+    which = f"turn {used[0]}" if len(used) == 1 else f"turns {', '.join(used)}"
+    return (
+        f"  hint: {which} of {len(every)} used a Todo list; only the last turn is audited "
+        f"by default: add --all-turns (or --turn {used[-1]})\n"
+    )
 
 
 def _audit_recorded(

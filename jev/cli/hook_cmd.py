@@ -7,9 +7,10 @@ host's own name runs its stop hook (``claude-code``, ``codex``, ``gemini``, ``cu
 
 The hook JSON is read from stdin; the answer goes to stdout, as UTF-8 bytes whatever
 the locale, in the host's contract (the host's adapter, :mod:`jev.hosts.base`). The
-exit code is 0 for every outcome, failures included (fail open). Only a wrong command
-line (unknown hook name or option) exits 1 — never 2, which Claude Code and Codex
-would treat as "block the stop".
+exit code is 0 for every outcome, failures included (fail open) — a wrong command line
+(unknown hook name or option, e.g. a typo in a hand-edited hook file) too: it lets the
+stop through with a notice on stderr naming the hook names (issue 23 item 4), and never
+exits 2, which Claude Code and Codex would treat as "block the stop".
 
 A stop that needs the full hook runs under one deadline (:mod:`jev.deadline`, issue
 23): a watchdog writes the answer decided so far and exits 0 when it passes, and the
@@ -134,8 +135,8 @@ def main(argv: list[str]) -> int:
     """Run ``jev hook …`` with ``argv`` (the words after ``hook``); return the exit code.
 
     Writes the host answer to stdout and diagnostics to stderr. Returns 0 for every
-    hook outcome; 1 only for a wrong command line. Everything after the command line
-    — reading stdin, the fast path, the full hook, writing the answer — runs inside
+    hook outcome, a wrong command line included (a notice on stderr). Everything after
+    the command line — reading stdin, the fast path, the full hook, writing the answer — runs inside
     one fail-open guard (design.md §11, §12): any exception, ``RecursionError`` and
     ``MemoryError`` included, ends as exit 0 with a one-line notice on stderr, and a
     closed or full stdout/stderr never turns into a non-zero exit.
@@ -145,9 +146,13 @@ def main(argv: list[str]) -> int:
         return 0
     try:
         name, profile = _parse(list(argv))
-    except ValueError as exc:
-        print(f"jev hook: {exc}; {_usage()}", file=sys.stderr)
-        return 1
+    except ValueError as exc:  # a hook ALWAYS exits 0: the stop goes through unaudited
+        print(
+            f"jev hook: {exc}; no audit ran and the stop was let through. Fix the hook "
+            f"command in the host's hook file (or run `jev install HOST` again). {_usage()}",
+            file=sys.stderr,
+        )
+        return 0
     try:
         return _run(name, profile)
     except BaseException as exc:  # fail open: a hook ALWAYS exits 0

@@ -28,7 +28,7 @@ from jev.terminal import visible
 if TYPE_CHECKING:
     from jev.records import Record
 
-__all__ = ["format_list_line", "format_report_card", "register", "run"]
+__all__ = ["LIST_HEADER", "format_list_line", "format_report_card", "register", "run"]
 
 _ARROW = " → "
 
@@ -92,26 +92,37 @@ def _list(store: Any, args: argparse.Namespace) -> int:
     if not records:
         print("no records" + (f" for session {args.session}" if args.session else ""))
         return 0
-    for record in records:
-        print(visible(format_list_line(record)))
+    rows = [LIST_HEADER, *(_list_cells(record) for record in records)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(LIST_HEADER) - 1)]
+    for row in rows:  # a header row, then aligned columns (the last one unpadded)
+        line = "  ".join([*(c.ljust(w) for c, w in zip(row, widths, strict=False)), row[-1]])
+        print(visible(line))
     return 0
 
 
-def format_list_line(record: Record) -> str:
-    """One line: id, time, host/session/turn, round, status, assessment, focus, action."""
+#: Column names of ``jev records list`` (issue 23 item 4).
+LIST_HEADER = ("id", "time (UTC)", "host/session/turn", "round", "status", "verdict", "focus",
+               "action")  # fmt: skip
+
+
+def _list_cells(record: Record) -> tuple[str, ...]:
     focus = (record.focus or {}).get("id") or "-"
-    return "  ".join(
-        [
-            f"#{record.id}",
-            record.created_at,
-            f"{record.host}/{record.session}/{_short(record.turn)}",
-            f"r{record.round}",
-            record.status,
-            record.assessment or "-",
-            str(focus),
-            _action_text(record.action),
-        ]
+    return (
+        f"#{record.id}",
+        record.created_at,
+        f"{record.host}/{record.session}/{_short(record.turn)}",
+        f"r{record.round}",
+        record.status,
+        record.assessment or "-",
+        str(focus),
+        _action_text(record.action),
     )
+
+
+def format_list_line(record: Record) -> str:
+    """One line: id, time, host/session/turn, round, status, assessment, focus, action
+    (the columns of :data:`LIST_HEADER`, unaligned)."""
+    return "  ".join(_list_cells(record))
 
 
 def _short(text: str, width: int = 12) -> str:

@@ -1,4 +1,4 @@
-"""``jev settings show|set``, ``jev enable``, ``jev disable``, ``jev profiles`` (design.md §10).
+"""``jev settings show|set|unset``, ``jev enable|disable``, ``jev profiles`` (design.md §10).
 
 One module registers the four subcommand names (``COMMANDS`` maps each to it); the
 name the user typed is ``args.command``. Refused values and broken profile files exit 2
@@ -57,6 +57,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     setp.add_argument("value", metavar="VALUE")
     setp.add_argument("--profile", help=_PROFILE_HELP)
     setp.add_argument("--create", action="store_true", help=_CREATE_HELP)
+    unset = actions.add_parser(
+        "unset",
+        help="take one key out of the profile file: its shipped default applies again",
+        description="Take one key out of a profile's file, so the shipped default applies "
+        "again, e.g. `jev settings unset judge.model`. The keys are those of `set`.",
+    )
+    unset.add_argument("key", metavar="KEY")
+    unset.add_argument("--profile", help=_PROFILE_HELP)
     for name, verb in (("enable", "Enable"), ("disable", "Disable")):
         p = subparsers.add_parser(
             name,
@@ -89,8 +97,13 @@ def run(args: argparse.Namespace) -> int:
                 _show(args.profile, as_json=args.json)
             elif action == "set":
                 _set(_existing(args), args.key, args.value)
+            elif action == "unset":
+                _unset(st.require_profile(args.profile), args.key)
             else:
-                print("jev settings: choose an action: show or set (see --help)", file=sys.stderr)
+                print(
+                    "jev settings: choose an action: show, set or unset (see --help)",
+                    file=sys.stderr,
+                )
                 return EXIT_USAGE
         elif command in ("enable", "disable"):
             _switch(_existing(args), command == "enable")
@@ -177,6 +190,15 @@ def _set(profile: str | None, key: str, raw: str) -> None:
         raise SettingsError(f"{exc}{old}") from None
     value = _flatten_json(new.to_json())[key]
     print(f"{key} = {_format_value(value)}  (profile {name}, {st.profile_path(name)})")
+    _still_broken(name)
+
+
+def _unset(name: str, key: str) -> None:
+    had = key in st.user_values(name, lenient=True)
+    new = st.save_settings(name, {}, remove=[key])
+    value = _format_value(_flatten_json(new.to_json())[key])
+    what = "removed from" if had else "was not set in"
+    print(f"{key} {what} profile {name} ({st.profile_path(name)}); now {value} (default)")
     _still_broken(name)
 
 

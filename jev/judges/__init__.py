@@ -160,7 +160,8 @@ def create_judge(settings: JudgeSettings) -> Judge:
     if entry is None:
         raise UsageError(
             f"unknown judge provider {name!r}; registered judges: "
-            f"{', '.join(judge_names())}. Set one with `jev settings set judge.provider NAME` "
+            f"{', '.join(registry.offered_judge_names())}. Set one with `jev settings set "
+            "judge.provider NAME` "
             "or install the judge's package"
         )
     if isinstance(entry, str):

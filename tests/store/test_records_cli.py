@@ -78,11 +78,18 @@ def test_list_lines_and_json(db: DbTarget, jev_home: Path) -> None:
     ids = _seed(jev_home, db)
     result = jev(jev_home, "records", "list", "--limit", "3")
     assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
+    header, *lines = result.stdout.splitlines()
+    assert header.split() == [
+        "id", "time", "(UTC)", "host/session/turn", "round", "status", "verdict", "focus",
+        "action",
+    ]  # fmt: skip
     assert len(lines) == 3
     assert lines[0].startswith(f"#{ids[2]}  ")
-    assert "claude-code/sess-A/turn-4f2a9c  r3  verdict  complete  none  finish" in lines[0]
-    assert "r1  verdict  omission  R1  supplement 1/3" in lines[2]
+    cells = [line.split() for line in lines]  # columns aligned under the header
+    assert cells[0][2:] == ["claude-code/sess-A/turn-4f2a9c", "r3", "verdict", "complete",
+                            "none", "finish"]  # fmt: skip
+    assert cells[2][3:] == ["r1", "verdict", "omission", "R1", "supplement", "1/3"]
+    assert header.index("verdict") == lines[0].index("complete")
     as_json = jev(jev_home, "records", "list", "--session", "sess-B", "--json")
     data = json.loads(as_json.stdout)
     assert [d["session"] for d in data] == ["sess-B"]
