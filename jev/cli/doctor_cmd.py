@@ -37,6 +37,12 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--host", default=None, help="check only this host")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--try-judge",
+        action="store_true",
+        help="also ask the profile's judge once about a small built-in turn (a real, "
+        "possibly paid call) and show its verdict and time",
+    )
 
 
 def _yes(flag: object) -> str:
@@ -74,7 +80,18 @@ def run(args: argparse.Namespace) -> int:
         else ""
     )
     out.write(f"profile: {report.profile} (enabled {_yes(report.enabled)})\n")
-    out.write(f"judge: {judge['provider']} {judge['model'] or ''}".rstrip() + key + "\n")
+    cli = ""
+    if "program" in judge:  # a host judge: the host's CLI and its login (issue 20)
+        where = judge["cli"] or "NOT on PATH"
+        label = {True: "logged in", False: "NOT logged in", None: "login not checked"}
+        said = judge["login"] or label[judge["logged_in"]]
+        cli = f" · {judge['program']} {where} · {said}"
+    out.write(f"judge: {judge['provider']} {judge['model'] or ''}".rstrip() + key + cli + "\n")
+    if getattr(args, "try_judge", False):
+        line, ok = _try_judge()
+        out.write(line + "\n")
+        if not ok:
+            problems = [*problems, line.removeprefix("try-judge: ")]
     store = report.store
     state = "ok" if store["ok"] else f"unreadable: {store['error']}"
     if not store["exists"]:
@@ -86,3 +103,40 @@ def run(args: argparse.Namespace) -> int:
     for line in problems:
         out.write(f"problem: {line}\n")
     return EXIT_NOT_READY
+
+
+def _try_judge() -> tuple[str, bool]:
+    """One real call of the profile's judge on a small built-in turn (``--try-judge``):
+    the line to print, and whether a verdict came back."""
+    # lazy: only --try-judge builds a judge (doctor otherwise makes no call)
+    from jev.auditor import run_audit
+    from jev.domain import Material, TodoItem
+    from jev.errors import JevError
+    from jev.judges import create_judge
+    from jev.settings import load_settings
+
+    material = Material(
+        request=("Fix the date parser and add a test for leap years.",),
+        todos=(TodoItem("Fix the date parser", "completed"), TodoItem("Add a test", "pending")),
+        final_answer="Fixed the date parser in src/dates.py.",
+        todo_used=True,
+    )
+    settings = load_settings(None)
+    try:
+        judge = create_judge(settings.judge)
+    except JevError as exc:
+        return f"try-judge: the judge {settings.judge.provider} cannot start: {exc}", False
+    try:
+        outcome = run_audit(material, settings, judge)
+    finally:
+        judge.close()
+    if outcome.status != "verdict" or outcome.verdict is None:
+        return f"try-judge: {settings.judge.provider} gave no verdict: {outcome.reason}", False
+    tokens = ""
+    if outcome.usage is not None and outcome.usage.input_tokens:
+        tokens = f", {outcome.usage.input_tokens} tokens in"
+    return (
+        f"try-judge: {settings.judge.provider} answered {outcome.verdict.assessment} "
+        f"({outcome.verdict.focus.id}) in {outcome.latency_ms / 1000:.1f} s{tokens}",
+        True,
+    )

@@ -45,7 +45,7 @@ from jev.hosts.install import (
 )
 from jev.hosts.registry import adapter
 from jev.hosts.transcript import read_turns
-from jev.judges import _registry
+from jev.registry import lookup
 from jev.settings import active_profile, load_settings
 from jev.store import Store, default_store_path
 from jev.store.url import configured_store_url
@@ -394,13 +394,32 @@ def _judge_report(settings: Any) -> dict[str, Any]:
         # as the judge decides it: the provider's own service needs a key, unless it is
         # one that runs without (a local Ollama); another base URL may need none
         "key_required": bool(_judge_attr(judge.provider, "key_required", True)) and own_service,
+        **_cli_judge_report(judge.provider),
     }
+
+
+def _cli_judge_report(provider: str) -> dict[str, Any]:
+    """For a host judge (issue 20): its CLI on PATH and the CLI's own free login check
+    (``cli``: the program's path or None; ``logged_in``: True/False/None; ``login``:
+    what the check said). ``{}`` for other judges."""
+    program = str(_judge_attr(provider, "program", ""))
+    if not program:
+        return {}
+    found = shutil.which(program)
+    report: dict[str, Any] = {"program": program, "cli": found, "logged_in": None, "login": ""}
+    check = _judge_attr(provider, "login_status", None)
+    if found and callable(check):
+        try:
+            report["logged_in"], report["login"] = check()
+        except Exception as exc:  # a doctor never fails on a check
+            report["login"] = f"login check failed: {' '.join(str(exc).split())[:120]}"
+    return report
 
 
 def _judge_attr(provider: str, name: str, default: object) -> object:
     """A class attribute of the provider's judge class (``default`` when unknown)."""
     try:
-        target = _registry.get(provider)
+        target = lookup(provider)
         if isinstance(target, str):
             module, _, attr = target.partition(":")
             obj: Any = importlib.import_module(module)
@@ -486,6 +505,13 @@ def diagnose(host: str | None = None) -> Report:
             f"the judge {judge['provider']} reads its key from {judge['key_env']}, which is "
             f"not set; export {judge['key_env']}=… or run `jev settings set judge.provider rules`"
         )
+    if "program" in judge and not judge["cli"]:
+        report.problems.append(
+            f"the judge {judge['provider']} runs the {judge['program']} program, which is not "
+            f"on PATH; install it, or run `jev settings set judge.provider rules`"
+        )
+    elif judge.get("logged_in") is False:
+        report.problems.append(f"the judge {judge['provider']}: {judge['login']}")
     if not store["ok"]:
         report.problems.append(
             f"the store {store['path']} cannot be read ({store['error']}); move it away and "

@@ -47,7 +47,15 @@ from jev.domain import JudgeAnswer, JudgeInfo, JudgeInput, JudgeSettings, Number
 from jev.errors import SettingsError, TransportError
 from jev.paths import JUDGE_CHILD_ENV
 
-__all__ = ["MAX_OUTPUT_BYTES", "CliCall", "CliJudge", "CliRun", "argv_model", "first_json_object"]
+__all__ = [
+    "MAX_OUTPUT_BYTES",
+    "CliCall",
+    "CliJudge",
+    "CliRun",
+    "argv_model",
+    "first_json_object",
+    "quick_output",
+]
 
 #: The most a host CLI may print on stdout (and on stderr) in one judge call.
 MAX_OUTPUT_BYTES = 4 * 1024 * 1024
@@ -107,6 +115,13 @@ class CliJudge:
         self.model = model.strip()
         self.timeout_s = float(timeout_s)
         self.info = JudgeInfo(provider=self.provider, model=self.model, heuristic=False)
+
+    @classmethod
+    def login_status(cls) -> tuple[bool | None, str]:
+        """A cheap check that the CLI can answer, for ``jev doctor`` (never a paid call):
+        ``(True, how)`` logged in, ``(False, fix)`` certainly not, ``(None, why)`` when
+        the CLI offers no such check. The default: not checked."""
+        return None, f"{cls.program} offers no login check Jev can run for free"
 
     @classmethod
     def from_settings(cls, settings: JudgeSettings) -> Self:
@@ -306,3 +321,32 @@ def first_json_object(text: str) -> dict[str, Any] | None:
 def argv_model(flag: str, model: str) -> Sequence[str]:
     """``(flag, model)`` when a model is set, else nothing (the host's default)."""
     return (flag, model) if model else ()
+
+
+def quick_output(argv: Sequence[str], timeout_s: float = 10.0) -> tuple[int, str] | None:
+    """``(exit code, stdout)`` of a short, free CLI command (a login check), or ``None``
+    when it cannot run or does not finish within ``timeout_s`` seconds (then killed).
+    Runs with :data:`jev.paths.JUDGE_CHILD_ENV` set, like a judge call."""
+    exe = shutil.which(argv[0])
+    if exe is None:
+        return None
+    env = dict(os.environ)
+    env[JUDGE_CHILD_ENV] = "1"
+    try:
+        proc = subprocess.Popen(
+            [exe, *argv[1:]],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,
+        )
+    except OSError:
+        return None
+    try:
+        out, _ = proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        proc.communicate()
+        return None
+    return proc.returncode, out[:MAX_OUTPUT_BYTES].decode("utf-8", "replace")

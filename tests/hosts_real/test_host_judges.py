@@ -197,3 +197,21 @@ def test_a_missing_cli_names_the_fix(host_home: HostHome) -> None:
     text = proc.stdout + proc.stderr
     assert proc.returncode == 3, text
     assert "codex program, which is not on PATH" in text and "npm install -g @openai/codex" in text
+
+
+def test_doctor_names_the_host_judge_its_cli_and_login_and_tries_it(host_home: HostHome) -> None:
+    """Issue 20 item 1: `jev doctor` says which judge, whether its CLI is on PATH and
+    logged in (the CLI's free check), and `--try-judge` makes one real call."""
+    with host_judge("claude-code", host_home) as server:
+        host_home.jev("install", "claude-code", "--enable", "--judge", "claude-code")
+        proc = host_home.jev("doctor", "--host", "claude-code", check=False)
+        line = next(x for x in proc.stdout.splitlines() if x.startswith("judge:"))
+        assert "claude-code" in line and "logged in (api_key)" in line, proc.stdout
+        assert not judge_calls(server)  # the check is free
+        proc = host_home.jev("doctor", "--host", "claude-code", "--try-judge", check=False)
+        assert "try-judge: claude-code answered omission (R1)" in proc.stdout, proc.stdout
+        assert len(judge_calls(server)) == 1
+    host_home.env["PATH"] = str(Path(host_home.env["PATH"].split(os.pathsep)[-1]))
+    host_home.env["PATH"] = f"{Path(host_home.env['PATH'])}{os.pathsep}/usr/bin{os.pathsep}/bin"
+    proc = host_home.jev("doctor", "--host", "claude-code", check=False)
+    assert "runs the claude program, which is not on PATH" in proc.stdout, proc.stdout

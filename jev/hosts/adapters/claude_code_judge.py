@@ -26,7 +26,14 @@ from pathlib import Path
 
 from jev.domain import JudgeAnswer, JudgeInput, Numbering, Usage
 from jev.errors import TransportError
-from jev.judges.cli import CliCall, CliJudge, CliRun, argv_model, first_json_object
+from jev.judges.cli import (
+    CliCall,
+    CliJudge,
+    CliRun,
+    argv_model,
+    first_json_object,
+    quick_output,
+)
 from jev.judges.constrained import reply_schema
 
 __all__ = ["ClaudeCodeJudge"]
@@ -39,6 +46,17 @@ class ClaudeCodeJudge(CliJudge):
     program = "claude"
     fix_missing = "install Claude Code (npm install -g @anthropic-ai/claude-code) and log in"
     reply_mode = "json_schema"
+
+    @classmethod
+    def login_status(cls) -> tuple[bool | None, str]:
+        """``claude auth status`` (free, local): its ``loggedIn`` and ``authMethod``."""
+        found = quick_output([cls.program, "auth", "status"])
+        if found is None:
+            return None, "`claude auth status` did not answer"
+        status = first_json_object(found[1]) or {}
+        if status.get("loggedIn") is True:
+            return True, f"logged in ({status.get('authMethod') or 'yes'})"
+        return False, "not logged in: run `claude` once and log in (or `claude auth login`)"
 
     def command(self, judge_input: JudgeInput, numbering: Numbering, folder: Path) -> CliCall:
         """``claude -p`` with the reply schema, no tools, no session kept."""

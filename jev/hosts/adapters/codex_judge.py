@@ -25,11 +25,12 @@ tokens).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from jev.domain import JudgeAnswer, JudgeInput, Numbering, Usage
 from jev.errors import TransportError
-from jev.judges.cli import CliCall, CliJudge, CliRun, argv_model
+from jev.judges.cli import CliCall, CliJudge, CliRun, argv_model, quick_output
 from jev.judges.constrained import reply_schema
 
 __all__ = ["CodexJudge"]
@@ -45,6 +46,19 @@ class CodexJudge(CliJudge):
     program = "codex"
     fix_missing = "install the Codex CLI (npm install -g @openai/codex) and log in (codex login)"
     reply_mode = "json_schema"
+
+    @classmethod
+    def login_status(cls) -> tuple[bool | None, str]:
+        """``codex login status`` (free, local); a custom model provider in
+        ``config.toml`` may need no login, so "not logged in" is then not certain."""
+        found = quick_output([cls.program, "login", "status"])
+        if found is None:
+            return None, "`codex login status` did not answer"
+        if found[0] == 0:
+            return True, " ".join(found[1].split())[:80] or "logged in"
+        if "model_provider" in _config_text():
+            return None, "not logged in, but config.toml names a model provider of its own"
+        return False, "not logged in: run `codex login`"
 
     def command(self, judge_input: JudgeInput, numbering: Numbering, folder: Path) -> CliCall:
         """``codex exec`` with the reply schema file and the reply file in ``folder``."""
@@ -116,3 +130,13 @@ def _usage(stdout: str) -> Usage | None:
                 output_tokens=outputs if isinstance(outputs, int) else None,
             )
     return None
+
+
+def _config_text() -> str:
+    """The text of Codex's ``config.toml`` ("" when absent or unreadable)."""
+    root = os.environ.get("CODEX_HOME")
+    path = Path(root) if root else Path.home() / ".codex"
+    try:
+        return (path / "config.toml").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""

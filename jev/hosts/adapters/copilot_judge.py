@@ -21,6 +21,7 @@ ignored by 1.0.102 and leaves every tool on). The reply is the last ``assistant.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from jev.domain import JudgeAnswer, JudgeInput, Numbering
@@ -38,6 +39,23 @@ class CopilotJudge(CliJudge):
     program = "copilot"
     fix_missing = "install Copilot CLI (npm install -g @github/copilot) and log in"
     reply_mode = "text"
+
+    @classmethod
+    def login_status(cls) -> tuple[bool | None, str]:
+        """Whether Copilot CLI has a token in the environment or a logged-in user in its
+        config (``None`` when neither shows: it may still use the system keychain)."""
+        for name in ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"):
+            if os.environ.get(name):
+                return True, f"token in {name}"
+        if os.environ.get("COPILOT_OFFLINE") and os.environ.get("COPILOT_PROVIDER_BASE_URL"):
+            return True, "offline with COPILOT_PROVIDER_BASE_URL"
+        try:
+            config = (Path.home() / ".copilot" / "config.json").read_text(encoding="utf-8")
+        except OSError:
+            config = ""
+        if "logged_in_users" in config or "loggedInUsers" in config:
+            return True, "logged in (~/.copilot/config.json)"
+        return None, "no token found; if Copilot asks, run `copilot login`"
 
     def command(self, judge_input: JudgeInput, numbering: Numbering, folder: Path) -> CliCall:
         """``copilot -p`` with no tools and JSONL output."""

@@ -17,6 +17,7 @@ comes from ``stats.models.<model>.tokens`` (``prompt``/``candidates``).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from jev.domain import JudgeAnswer, JudgeInput, Numbering, Usage
@@ -24,7 +25,7 @@ from jev.errors import TransportError
 from jev.judges.cli import CliCall, CliJudge, CliRun, argv_model, first_json_object
 from jev.judges.constrained import reply_schema
 
-__all__ = ["GeminiJudge", "prompt_with_schema", "stats_usage"]
+__all__ = ["GeminiJudge", "credentials", "prompt_with_schema", "stats_usage"]
 
 #: The ``-p`` text: appended to the prompt on standard input.
 INSTRUCTION = "Judge the material above by the rules above; reply with the JSON object only."
@@ -56,6 +57,25 @@ def stats_usage(result: dict[str, object]) -> tuple[Usage | None, str]:
     return Usage(prompt or None, candidates or None), str(next(iter(models)))
 
 
+def credentials(variables: tuple[str, ...], folder: Path, fix: str) -> tuple[bool | None, str]:
+    """``(True, where)`` when one of ``variables`` is set, or ``folder`` holds an OAuth
+    file or a ``settings.json`` naming an auth type; else ``(False, fix)``."""
+    for name in variables:
+        if os.environ.get(name):
+            return True, f"key in {name}"
+    if (folder / "oauth_creds.json").is_file():
+        return True, f"logged in ({folder / 'oauth_creds.json'})"
+    try:
+        settings = json.loads((folder / "settings.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        settings = None
+    security = settings.get("security") if isinstance(settings, dict) else None
+    auth = security.get("auth") if isinstance(security, dict) else None
+    if isinstance(auth, dict) and auth.get("selectedType"):
+        return True, f"auth {auth['selectedType']} in {folder / 'settings.json'}"
+    return False, fix
+
+
 class GeminiJudge(CliJudge):
     """Gemini CLI as the judge (module docstring)."""
 
@@ -63,6 +83,16 @@ class GeminiJudge(CliJudge):
     program = "gemini"
     fix_missing = "install Gemini CLI (npm install -g @google/gemini-cli) and log in"
     reply_mode = "text"
+
+    @classmethod
+    def login_status(cls) -> tuple[bool | None, str]:
+        """Whether Gemini CLI has credentials: an API key in the environment, its OAuth
+        file, or an auth type in its settings (read, never a model call)."""
+        return credentials(
+            ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS"),
+            Path.home() / ".gemini",
+            f"not logged in: run `{cls.program}` once and choose how to log in",
+        )
 
     def command(self, judge_input: JudgeInput, numbering: Numbering, folder: Path) -> CliCall:
         """``gemini -p`` in read-only plan mode with JSON output."""

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from jev.domain import JudgeAnswer, JudgeInput, Numbering
 from jev.errors import TransportError
-from jev.hosts.adapters.gemini_judge import INSTRUCTION, stats_usage
+from jev.hosts.adapters.gemini_judge import INSTRUCTION, credentials, stats_usage
 from jev.judges.cli import CliCall, CliJudge, CliRun, argv_model
 from jev.judges.constrained import reply_schema
 
@@ -38,6 +38,16 @@ class QwenJudge(CliJudge):
     program = "qwen"
     fix_missing = "install Qwen Code (npm install -g @qwen-code/qwen-code) and log in"
     reply_mode = "text"
+
+    @classmethod
+    def login_status(cls) -> tuple[bool | None, str]:
+        """Whether Qwen Code has credentials (an OpenAI-compatible key in the
+        environment, its OAuth file, or an auth type in its settings)."""
+        return credentials(
+            ("OPENAI_API_KEY", "DASHSCOPE_API_KEY"),
+            Path.home() / ".qwen",
+            f"not logged in: run `{cls.program}` once and choose how to log in",
+        )
 
     def command(self, judge_input: JudgeInput, numbering: Numbering, folder: Path) -> CliCall:
         """``qwen -p`` with Jev's rules as the system prompt, read-only, JSON output."""
