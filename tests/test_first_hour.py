@@ -624,3 +624,25 @@ def test_a_skipped_last_turn_points_at_earlier_todo_turns(jev_home: Path) -> Non
     assert "hint: turn 1 of 2 used a Todo list" in done.stdout and "--all-turns" in done.stdout
     every = _run_jev("audit", str(session), "--no-record", "--all-turns")
     assert "hint:" not in every.stdout
+
+
+@pytest.mark.slow
+def test_ui_test_the_judge_with_the_readme_ollama_profile_asks_for_no_key(
+    jev_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.ui.conftest import start_ui
+    from tests.ui.test_security import csrf_of, request, token_path
+
+    monkeypatch.delenv("OLLAMA_API_KEY", raising=False)
+    assert main(["profiles", "create", "local"]) == 0
+    assert main(["settings", "set", "judge.provider", "ollama", "--profile", "local"]) == 0
+    assert main(["settings", "set", "judge.model", "qwen2.5:7b", "--profile", "local"]) == 0
+    ui = start_ui()
+    try:
+        form = {"profile": "local", "csrf": csrf_of(ui)}
+        status, page, _ = request(ui, "POST", token_path(ui) + "/settings/test-judge", form)
+    finally:
+        ui.stop()
+    assert status == 200, page[:500]
+    assert "OLLAMA_API_KEY" not in page and "needs an API key" not in page
+    assert "ollama" in page  # the test ran against the ollama judge (a result or a failure)
