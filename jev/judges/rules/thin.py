@@ -16,6 +16,7 @@ _EVIDENCE = re.compile(
     r"|md|ya?ml|json|toml|sql|sh|txt|cfg|ini|lock|html|css|vue)\b"
     r"|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b|\w+\(\)"
     r"|\b\d+(\.\d+)?\s*(passed|failed|tests?|ms|s|%|files?|rows?|errors?|[kKMGT]i?B|min)\b"
+    r"|(?i:\b(?:passed|failed|succeeded|fixed|errors?)\s*[:=]\s*\d)|(?:成功|失败)\s*[:：]?\s*\d"
     r"|\d+(\.\d+)?\s*[kKMGT]i?B"
     r"|\b(pytest|npm|pnpm|yarn|go (test|build|vet)|cargo|make|gradle|mvn|tsc|docker|kubectl"
     r"|git|pip|uv)\b|\d+\s*个(用例|测试|文件|错误)|\d+\s*(行|处)|\bv?\d+\.\d+(?:\.\d+)+\b"

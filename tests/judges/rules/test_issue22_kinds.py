@@ -209,3 +209,41 @@ def test_the_why_line_of_a_delivered_in_progress_todo_names_its_status() -> None
     assert hit.assessment == "contradiction", hit
     assert "still in_progress" in hit.explanation
     assert "left open" not in hit.explanation
+
+
+@pytest.mark.parametrize(
+    "tally",
+    [
+        "Fixed: 11, Failed: 2.",
+        "Failed: 2, fixed: 11.",
+        "2 failed, 11 succeeded.",
+        "11 succeeded, 2 failed.",
+        "成功 11，失败 2。",
+        "失败：2，成功：11。",
+        "11 个成功，2 个失败。",
+    ],
+)
+def test_a_tally_with_failures_in_any_order_leaves_part_of_the_run(tally: str) -> None:
+    hit = explain(
+        turn(
+            "Re-run the thumbnail job for the broken images.",
+            f"Re-ran the thumbnail job on the 13 broken images. {tally}",
+            [("Re-run thumbnail job", "completed")],
+        )
+    )
+    assert (hit.rule, hit.assessment) == ("failures-remain", "omission"), hit
+
+
+@pytest.mark.parametrize(
+    "tally",
+    ["Fixed: 13, Failed: 0.", "0 failed, 13 succeeded.", "成功 13，失败 0。"],
+)
+def test_a_tally_without_failures_is_complete(tally: str) -> None:
+    hit = explain(
+        turn(
+            "Re-run the thumbnail job for the broken images.",
+            f"Re-ran the thumbnail job on the 13 broken images. {tally}",
+            [("Re-run thumbnail job", "completed")],
+        )
+    )
+    assert hit.assessment == "complete", hit
