@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -88,7 +89,9 @@ class ScriptedServer:
                         len(server.requests),
                     )
                     server.requests.append(logged)
+                logged.extra["t"] = time.perf_counter()  # arrival (bench/host_judge_overhead.py)
                 server.respond(self, logged)
+                logged.extra["t_done"] = time.perf_counter()  # reply written
 
             do_GET = do_POST = do_PUT = do_DELETE = _handle
 
