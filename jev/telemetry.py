@@ -98,7 +98,7 @@ def export_records(
     except ImportError:
         return (
             "Jev: an OTLP endpoint is set but the OpenTelemetry packages are not installed; "
-            'pip install "jev[otel]" (the audit itself is unaffected).'
+            'run pip install ".[otel]" in your Jev checkout (the audit itself is unaffected).'
         )
     except Exception as exc:  # telemetry must never break an audit
         return f"Jev: telemetry not exported ({type(exc).__name__}: {exc})."

@@ -272,5 +272,5 @@ def test_installed_without_extras_runs_with_no_driver_or_otel(wheel: Path, tmp_p
         [*run, "records", "list"], env=shared, capture_output=True, text=True, cwd=tmp_path
     )
     assert records.returncode == 1
-    assert 'pip install "jev[postgres]"' in records.stderr
+    assert 'pip install ".[postgres]" in your Jev checkout' in records.stderr
     assert "Traceback" not in records.stderr

@@ -125,7 +125,8 @@ class PostgresBackend(Backend):
         except ImportError:
             raise StoreError(
                 f"the store URL {self.location} needs the PostgreSQL driver, which is not "
-                f'installed; run: pip install "jev[postgres]" (or unset JEV_STORE_URL / '
+                f'installed; run: pip install ".[postgres]" in your Jev checkout (or unset '
+                f"JEV_STORE_URL / "
                 f"store.url to use the local SQLite file)."
             ) from None
         self._psycopg = psycopg
