@@ -292,6 +292,7 @@ def test_qwen_todo_write_switch_opt_out_take_back_and_doctor(
     assert main(["doctor", "--host", "qwen", "--json"]) == 0
     assert _run("uninstall", "qwen") == 0
     assert not path.exists() or "tools" not in json.loads(path.read_text("utf-8") or "{}")
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"tools": {"todoWrite": {"enabled": True}}}), "utf-8")
     assert _run("install", "qwen") == 0
     assert _run("uninstall", "qwen") == 0
