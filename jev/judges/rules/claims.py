@@ -130,7 +130,7 @@ def _rule_open_item_claimed_passing(view: _View) -> RuleHit | None:
                 "contradiction",
                 a,
                 f"Todo {todo.id} is "
-                + ("still " + todo.status if todo.status != "completed" else "noted as open")
+                + (f"still {todo.status}" if todo.status != "completed" else "noted as open")
                 + f" (“{_quote(todo.text, 60)}”), but the answer reports it done: "
                 f"“{_quote(a.text)}” (a status contradiction, not an omission)",
                 0.8,

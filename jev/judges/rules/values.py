@@ -63,6 +63,7 @@ _THEN = re.compile(r"\s*(?:→|->|=>|\bto\b)\s*[\"']?(-?\d+(?:\.\d+)?)\b")
 #: A table cell that is a status: done or not done.
 _CELL_YES = _W.rx("cell_yes")
 _CELL_NO = _W.rx("cell_no")
+_STATUS_HEADER = _W.rx("status_header")
 #: "No warnings", "warnings are gone", "0 errors", "没有警告", by kind.
 _NONE_LEFT = {kind: _W.gate(f"none_left.{kind}") for kind in _W.keys("none_left")}
 #: A positive count of that kind in output ("3 warnings", "2 errors", "1 failed").
@@ -93,15 +94,23 @@ def _table_against_all(view: _View) -> RuleHit | None:
     if "|" not in view.answer_text:
         return None
     rows = [(a, cells) for a in view.answers if len(cells := _cells(a.text)) >= 2]
+    if not rows:
+        return None
+    header = rows[0][1]
     columns: dict[int, tuple[bool, Position | None]] = {}
-    for a, cells in rows:
+    for a, cells in rows[1:]:
         for i, cell in enumerate(cells):
             yes, no = columns.get(i, (False, None))
             columns[i] = (
                 yes or bool(_CELL_YES.fullmatch(cell)),
                 no or (a if _CELL_NO.fullmatch(cell) else None),
             )
-    mixed = [no for yes, no in columns.values() if yes and no is not None]
+    # a status column ("| migrated |", "| 状态 |"), not a property such as "nullable"
+    mixed = [
+        no
+        for i, (yes, no) in columns.items()
+        if yes and no is not None and i < len(header) and _STATUS_HEADER.search(header[i])
+    ]
     if not mixed:
         return None
     for a in view.answers:
@@ -152,8 +161,9 @@ def _output_against_none(view: _View) -> RuleHit | None:
             in_code = kind in _IN_CODE and where.kind == "answer"
             text = code if in_code else rest
             m = _COUNT_OF[kind].search(text)
-            clause = re.split(r"[,，;；。.\n]", text[: m.start()])[-1] if m else ""
-            if m is not None and not _PAST_RUN.search(clause):
+            line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()] if m else ""
+            clause = re.split(r"[,，;；。.]", line)[-1]
+            if m is not None and not _PAST_RUN.search(line if in_code else clause):
                 return _hit(
                     "claim-vs-evidence",
                     "contradiction",

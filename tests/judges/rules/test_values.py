@@ -106,3 +106,27 @@ def test_later_ask_missing_stays_quiet(later: str) -> None:
         )
     )
     assert hit.rule != "later-ask-missing"
+
+
+def test_a_property_column_is_no_status_column() -> None:
+    hit = explain(
+        turn(
+            "Add the three audit columns to `orders`.",
+            "All three columns are added in `0042_audit_columns.sql`.\n\n"
+            "| column | type | nullable |\n|---|---|---|\n| `created_by` | text | no |\n"
+            "| `updated_by` | text | yes |\n| `deleted_at` | timestamptz | yes |",
+            [("Write migration", "completed")],
+        )
+    )
+    assert hit.rule != "claim-vs-evidence", hit
+
+
+def test_an_old_count_in_pasted_output_is_no_evidence() -> None:
+    hit = explain(
+        turn(
+            "Fix the stylelint warnings in `web/`.",
+            "No warnings left.\n\n```\nbefore: 4 warnings\nafter:  0 problems\n```",
+            [("Fix stylelint warnings", "completed")],
+        )
+    )
+    assert hit.rule != "claim-vs-evidence", hit
