@@ -92,6 +92,7 @@ def test_later_ask_missing() -> None:
     "later",
     [
         "Also keep it fast.",  # names no thing
+        "Also, FYI the CI runner is slow today.",  # a remark, not an ask
         "Also: should the export include `deleted_at`?",  # a question, not an ask
         "Also gzip it as `.gz`.",  # answered below
     ],
