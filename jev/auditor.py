@@ -45,6 +45,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from jev import log
 from jev.decision import ACTIONS, Conclusion, Decision, conclude, notice_for, ui_language
 from jev.domain import AuditOutcome, InputNote, Material, Settings, merge_notes
 from jev.judges import create_judge
@@ -443,7 +444,8 @@ class Auditor:
             new_row = _row(key, row, state, None, lease=now + lease_s, material_hash=digest)
             return new_row, [], None
 
-        claimed = self._transact(key, claim)
+        with log.timed("claim"):
+            claimed = self._transact(key, claim)
         if claimed is not None:
             return claimed
 
@@ -455,6 +457,7 @@ class Auditor:
         reply = None
         if outcome.verdict is not None and outcome.raw_replies:
             reply = outcome.raw_replies[-1]
+        decide_ms = [0.0]  # for the log's decide and record steps (jev.log)
 
         def finish(row: TurnRow | None) -> tuple[TurnRow | None, list[Record], Decision]:
             before = _state_of(row)
@@ -482,7 +485,9 @@ class Auditor:
                 )
                 counted = _with_calls(row, _judge_calls(row) + real_calls)
                 return counted, [rec], Decision(action="stale", outcome=outcome, state=before)
+            began = time.perf_counter()
             done = conclude(before, outcome, settings, steer=steer)
+            decide_ms[0] = (time.perf_counter() - began) * 1000.0
             decision = Decision(
                 action=done.action.kind,
                 supplement=done.supplement,
@@ -515,7 +520,10 @@ class Auditor:
                 new_row.decision[STOP_KEY] = stop
             return new_row, [rec], decision
 
+        began = time.perf_counter()
         decision = self._transact(key, finish, settings.records_days)
+        log.step("decide", decide_ms[0])
+        log.step("record", (time.perf_counter() - began) * 1000.0 - decide_ms[0])
         assert decision is not None
         return decision
 

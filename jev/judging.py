@@ -14,8 +14,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from jev import log
 from jev.attempts import SKIP_NO_TODO, Attempts, ask_until_verdict
 from jev.domain import (
     AuditOutcome,
@@ -26,7 +27,7 @@ from jev.domain import (
     Numbering,
     Settings,
 )
-from jev.errors import OverBudget, ResponseError
+from jev.errors import JudgeError, OverBudget, ResponseError
 from jev.language import resolve_language
 from jev.positions import number
 from jev.render import check_budget, render_judge_input, with_retry_note
@@ -118,22 +119,25 @@ def _start(
     gated = _gate(material, settings, judge.info)
     if gated is not None:
         return gated
-    prepared = prepare(material, settings, language=language)
+    with log.timed("render"):
+        prepared = prepare(material, settings, language=language)
     if evidence is not None:
         # lazy: the evidence step only when the caller passed the turn's runs or checks
         from jev.evidence.step import before_judge
 
-        decided = before_judge(
-            prepared.numbering,
-            settings,
-            evidence,
-            language=prepared.language,
-            material_hash=material.digest(),
-            template_hash=prepared.judge_input.template_hash,
-        )
+        with log.timed("evidence"):
+            decided = before_judge(
+                prepared.numbering,
+                settings,
+                evidence,
+                language=prepared.language,
+                material_hash=material.digest(),
+                template_hash=prepared.judge_input.template_hash,
+            )
         if decided is not None:
             return replace(decided, input_chars=prepared.judge_input.chars)
-    refused = budget_refusal(prepared, settings, judge.info)
+    with log.timed("budget"):
+        refused = budget_refusal(prepared, settings, judge.info)
     if refused is not None:
         return refused
     attempts = Attempts(
@@ -189,12 +193,55 @@ def run_audit(
         asked = judge_input
         if attempts.calls > 1 and isinstance(last, ResponseError):
             asked = with_retry_note(judge_input, last.message)
-        return judge.ask(asked, attempts.numbering)
+        if log.level() is None:
+            return judge.ask(asked, attempts.numbering)
+        return _logged_ask(judge, asked, attempts)
 
-    outcome = ask_until_verdict(attempts, ask, sleep)
+    with log.timed("judge"):
+        outcome = ask_until_verdict(attempts, ask, sleep)
     if evidence is None:
         return outcome
     # lazy: as in _start
     from jev.evidence.step import after_judge
 
-    return after_judge(outcome, attempts.numbering, settings, evidence)
+    with log.timed("checks"):
+        return after_judge(outcome, attempts.numbering, settings, evidence)
+
+
+def _logged_ask(judge: Judge, asked: JudgeInput, attempts: Attempts) -> JudgeAnswer:
+    """``judge.ask`` with one ``judge`` line in Jev's log (:mod:`jev.log`): provider,
+    model, call number, milliseconds and outcome — ``answered`` (with the reply's
+    length in characters) or ``failed`` (the error's kind, class and HTTP status);
+    never the input, the reply or an error message. Raises what ``judge.ask`` raises."""
+    info = judge.info
+    fields: dict[str, Any] = {
+        "provider": info.provider,
+        "model": info.model or None,
+        "call": attempts.calls,
+    }
+    started = time.perf_counter()
+    try:
+        answer = judge.ask(asked, attempts.numbering)
+    except JudgeError as exc:
+        ms = (time.perf_counter() - started) * 1000.0
+        status = getattr(exc, "status", None)
+        log.emit(
+            "judge",
+            **fields,
+            ms=ms,
+            outcome="failed",
+            error_kind=exc.kind,
+            error=type(exc).__name__,
+            http_status=status if isinstance(status, int) else None,
+        )
+        raise
+    ms = (time.perf_counter() - started) * 1000.0
+    log.emit(
+        "judge",
+        **{**fields, "model": answer.model or info.model or None},
+        ms=ms,
+        outcome="answered",
+        reply_chars=len(answer.text),
+        reply_mode=answer.reply_mode or None,
+    )
+    return answer

@@ -1,4 +1,4 @@
-"""``jev hook HOOK [--profile P]``: the command a host runs at every stop (design.md §12).
+"""``jev hook HOOK [--profile P] [--debug]``: the command a host runs at every stop (design.md §12).
 
 Dispatched by :func:`jev.cli.main` before argparse is imported (the fast path). The
 hook names are the registered hosts' (:func:`jev.hosts.registry.hook_names`): each
@@ -17,6 +17,11 @@ A stop that needs the full hook runs under one deadline (:mod:`jev.deadline`, is
 audit's telemetry is exported only after the answer is written. A stdin that is not
 UTF-8 is decoded only by its BOM or a named encoding (:func:`decode_stdin`), else the
 stop is refused with a notice.
+
+With ``JEV_LOG`` set (or ``--debug``: ``JEV_LOG=debug`` for this process), every stop
+writes why it was skipped, audited or refused to ``<jev_home>/logs/jev.log``
+(:mod:`jev.log`), the fast path's skips included; without it nothing more is imported
+or read on the fast path.
 """
 
 from __future__ import annotations
@@ -36,7 +41,10 @@ def _usage() -> str:
     from jev.hosts.registry import hook_names
 
     names = ",".join(hook_names())
-    return f"usage: jev hook {{{names}}} [--profile NAME]  (reads the hook JSON on stdin)"
+    return (
+        f"usage: jev hook {{{names}}} [--profile NAME] [--debug]  (reads the hook JSON on stdin;"
+        " --debug: log this stop to logs/jev.log under the Jev home, as JEV_LOG=debug)"
+    )
 
 
 def _parse(argv: list[str]) -> tuple[str, str | None]:
@@ -53,6 +61,8 @@ def _parse(argv: list[str]) -> tuple[str, str | None]:
             profile = rest.pop(0)
         elif head.startswith("--profile="):
             profile = head.split("=", 1)[1]
+        elif head == "--debug":  # as JEV_LOG=debug for this stop (jev.log; issue 24)
+            os.environ["JEV_LOG"] = "debug"
         else:
             raise ValueError(f"unknown argument {head!r}")
     return name, profile or None
@@ -170,6 +180,12 @@ def main(argv: list[str]) -> int:
 
 
 def _run(name: str, profile: str | None) -> int:
+    logging_on = bool(os.environ.get("JEV_LOG"))  # jev.log: off → not even a clock read
+    if logging_on:
+        # lazy: only with JEV_LOG (a builtin module: microseconds)
+        import time
+
+        started = time.perf_counter()
     try:
         text, refused = _read_stdin()
     except (OSError, ValueError, MemoryError):
@@ -180,10 +196,13 @@ def _run(name: str, profile: str | None) -> int:
     host, role = resolve_hook(name) or (name, "stop")
     if role == "stop":
         # lazy: the hook's fast path: nothing beyond os/sys before an audit is due
-        from jev.hosts.fastpath import quick_skip
+        from jev.hosts.fastpath import skip_reason
 
-        if quick_skip(host, text, profile):
-            return 0  # certainly nothing to do (see jev.hosts.fastpath)
+        reason = skip_reason(host, text, profile)
+        if reason:  # certainly nothing to do (see jev.hosts.fastpath)
+            if logging_on:
+                _log_fast_skip(host, text, reason, (time.perf_counter() - started) * 1000.0)
+            return 0
         return _run_stop(host, text, profile, refused)
     else:
         # lazy: the hook's fast path: nothing beyond os/sys before an audit is due
@@ -283,6 +302,28 @@ def _run_stop(host: str, text: str, profile: str | None, refused: str = "") -> i
             _write_utf8(sys.stderr, stderr)
     _silence_broken_streams()
     return result.exit_code
+
+
+def _log_fast_skip(host: str, text: str, reason: str, ms: float) -> None:
+    """The ``stop`` line of a stop the fast path skipped (:mod:`jev.log`; never raises)."""
+    try:
+        import json
+
+        from jev import log
+
+        data = json.loads(text)
+        session = data.get("session_id") if isinstance(data, dict) else None
+        log.emit(
+            "stop",
+            host=host,
+            session=str(session or "") or None,
+            path="fast",
+            outcome="skipped",
+            reason=reason,
+            ms=ms,
+        )
+    except Exception:  # a log never changes a hook's answer
+        return
 
 
 def _log_deadline(host: str, stdout: str) -> None:

@@ -32,7 +32,7 @@ import os
 
 from jev.paths import jev_home_str, profile_name_ok
 
-__all__ = ["quick_skip"]
+__all__ = ["quick_skip", "skip_reason"]
 
 _ABSENT = "absent"
 
@@ -48,6 +48,16 @@ def quick_skip(host: str, stdin_text: str, profile: str | None) -> bool:
     Returns:
         True: print nothing, exit 0. False: run the full hook. Never raises.
     """
+    return bool(skip_reason(host, stdin_text, profile))
+
+
+def skip_reason(host: str, stdin_text: str, profile: str | None) -> str:
+    """Why the stop certainly needs nothing (for the log, :mod:`jev.log`), or ``""``.
+
+    Same decision as :func:`quick_skip`: a non-empty reason (``subagent stop``,
+    ``profile NAME is disabled``, ``plan mode``, ``no Todo use in this turn``) means print
+    nothing and exit 0; ``""`` means run the full hook. Never raises.
+    """
     try:
         # lazy: inside the never-raise guard: a failed import means run the full hook
         from jev.hosts.registry import adapter
@@ -55,31 +65,32 @@ def quick_skip(host: str, stdin_text: str, profile: str | None) -> bool:
         host_adapter = adapter(host)
         data = json.loads(stdin_text)
     except Exception:
-        return False
+        return ""
     if not isinstance(data, dict):
-        return False
+        return ""
     try:
         kind = host_adapter.fast_kind(data)
     except Exception:
-        return False
+        return ""
     if kind == "subagent-stop":
-        return True
+        return "subagent stop"
     if kind != "stop":
-        return False
+        return ""
     try:
         enabled = _profile_enabled(profile)
     except OSError:
-        return False
+        return ""
     if enabled is False:
-        return True
+        name = profile if profile is not None else (os.environ.get("JEV_PROFILE") or "default")
+        return f"profile {name} is disabled"
     if enabled is None:
-        return False
+        return ""
     if data.get("permission_mode") == "plan":
-        return True
+        return "plan mode"
     try:
-        return host_adapter.quick_skip(data)
+        return "no Todo use in this turn" if host_adapter.quick_skip(data) else ""
     except Exception:
-        return False
+        return ""
 
 
 def _profile_enabled(profile: str | None) -> bool | None:

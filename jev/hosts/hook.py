@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jev import deadline
+from jev import deadline, log
 from jev.domain import InputNote, merge_notes, notes_sentence
 from jev.errors import JevError, MaterialMissing, StoreDamaged
 from jev.hosts.base import HookAnswer, HookInput, HookInputError, load_object
@@ -93,6 +93,8 @@ class HookResult:
     #: Records committed by this stop, to export after the answer is written
     #: (:func:`jev.telemetry.export_records`; issue 23).
     exports: tuple[Record, ...] = ()
+    #: The failure's kind when the hook failed open ("" otherwise), for the log.
+    error_kind: str = ""
 
     @property
     def steers(self) -> bool:
@@ -352,6 +354,7 @@ def _stop_inner(
     stdin_notes: Sequence[InputNote] = (),
     stop: str = "",
 ) -> tuple[HookAnswer, Decision | None, str]:
+    began = time.perf_counter()
     if not hook.is_stop or hook.is_subagent:
         return HookAnswer(), None, "not a root-agent stop"
     settings: Settings = load_settings(profile)
@@ -362,11 +365,12 @@ def _stop_inner(
     if hook.permission_mode == "plan":
         return HookAnswer(), None, "plan mode"
     gated = adapter.gate(hook)
+    log.step("gate", (time.perf_counter() - began) * 1000.0)
     if gated:
         return HookAnswer(), None, gated
     session = _session_of(hook)
     try:
-        with counting() as read:  # lone surrogates readers without stats replaced
+        with counting() as read, log.timed("read_turn"):  # lone surrogates replaced
             turn = adapter.read_turn(hook, index, session)
     except MaterialMissing as exc:
         notice = f"Jev: the completion audit did not run: material missing ({_one_line(str(exc))})."
@@ -505,8 +509,28 @@ def run_stop_hook(
             answers with a notice saying so (issue 23).
 
     Returns:
-        A :class:`HookResult` whose ``exit_code`` is 0.
+        A :class:`HookResult` whose ``exit_code`` is 0. With ``JEV_LOG`` set, the stop
+        is also described in one ``stop`` line of Jev's log (:mod:`jev.hosts.hooklog`).
     """
+    if log.level() is None:
+        return _run_stop_hook(host, stdin_text, profile, make_auditor, refused)
+    # lazy: the stop line's composer only with JEV_LOG
+    from jev.hosts.hooklog import log_stop
+
+    log.start_stop()
+    started = time.perf_counter()
+    result = _run_stop_hook(host, stdin_text, profile, make_auditor, refused)
+    log_stop(result, (time.perf_counter() - started) * 1000.0, host)
+    return result
+
+
+def _run_stop_hook(
+    host: str,
+    stdin_text: str,
+    profile: str | None,
+    make_auditor: AuditorFactory,
+    refused: str,
+) -> HookResult:
     session = ""
     try:
         adapter = host_adapter(host)
@@ -549,7 +573,10 @@ def run_stop_hook(
         stdout, stderr = adapter.render(HookAnswer(notice=notice), hook)
         if os.environ.get("JEV_DEBUG"):
             logged += traceback.format_exc()
-        return HookResult(stdout, stderr + logged, 0, skipped="error")
+        kind = str(getattr(exc, "kind", None) or type(exc).__name__)
+        return HookResult(
+            stdout, stderr + logged, 0, skipped="error", host=host, session=session, error_kind=kind
+        )
 
 
 def report_undelivered(
