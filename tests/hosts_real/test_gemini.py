@@ -219,6 +219,7 @@ def test_write_todos_budgets_resume_and_doctor(host_home: HostHome) -> None:
     silent; ``jev doctor --host gemini`` says everything is in place."""
     script = Script(
         {
+            # 4 identical write_todos calls: a 5th would trip Gemini's loop detection
             "[T1]": Turn([OPEN], CLAIM, fixes=[([OPEN], CLAIM)]),
             "[T2]": Turn([OPEN], CLAIM, fixes=[([], CLAIM)]),  # retries without a tool
             "[T3]": Turn([], "The README has one heading, 'Signup'."),
