@@ -315,3 +315,20 @@ def test_copilot_default_scope_is_user_and_doctor_names_the_missing_channel(
     (entry,) = json.loads(capsys.readouterr().out)["hosts"]
     assert entry["notice_channel"] is False and list(entry["hooks"]) == ["user"]
     assert any("shows none of Jev's notices" in w for w in entry["warnings"]), entry
+
+
+def test_copilot_home_moves_the_user_hook_file_and_the_sessions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``COPILOT_HOME`` is Copilot's configuration and state folder (``copilot help
+    environment``): the user hook file and the newest session are read there."""
+    from jev.hosts.adapters.copilot import CopilotInstaller
+
+    folder = tmp_path / "copilot-home"
+    monkeypatch.setenv("COPILOT_HOME", str(folder))
+    assert _run("install", "copilot") == 0
+    assert (folder / "hooks" / "jev.json").is_file()
+    events = folder / "session-state" / "s1" / "events.jsonl"
+    events.parent.mkdir(parents=True)
+    events.write_text("{}\n", "utf-8")
+    assert CopilotInstaller().newest_session() == events
