@@ -1,9 +1,10 @@
 """``jev doctor [--host H] [--json]``: is everything in place? (issue 8 item 5)
 
 Prints, per host found on the machine, whether Jev's hook is installed and points at
-a ``jev`` that exists, whether the Todo tool will be available and the host's last
-audit; then the active profile and whether it is enabled, the judge (provider, model,
-whether the key's environment variable is set — never its value) and the store.
+a ``jev`` that exists, whether the Todo tool will be available, the host's last
+audit and, when ``JEV_LOG`` wrote a log, its last few skipped stops and why; then
+the active profile and whether it is enabled, the judge (provider, model, whether the
+key's environment variable is set — never its value) and the store.
 See :mod:`jev.hosts.doctor`.
 
 Exit codes: 0 when everything needed is in place; 7 (``EXIT_NOT_READY``) with one line
@@ -73,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
             out.write(f"  newest session {host.newest_session} ({state})\n")
         for line in host.warnings:
             out.write(f"  warning: {line}\n")
+        for skip in host.recent_skips:  # from the JEV_LOG log (jev.log), newest first
+            out.write(f"  skipped {skip['time']}: {skip['reason']}\n")
     judge = report.judge
     key = (
         f" · key {judge['key_env']} {'set' if judge['key_set'] else 'NOT set'}"

@@ -8,6 +8,8 @@ none is found), it checks, through the host's adapter (:mod:`jev.hosts.registry`
 * the host's Todo tool will be available (the settings Jev writes at install, or
   the same variable in the environment);
 * the last audit of that host (time and status), from the store;
+* the host's last few skipped stops and why, from Jev's log when ``JEV_LOG`` wrote
+  one (:func:`jev.log.recent_skips`);
 
 and once: the active profile and whether it is enabled; the judge (provider, model,
 whether the key's environment variable is set — never its value); the store path and
@@ -45,6 +47,7 @@ from jev.hosts.install import (
 )
 from jev.hosts.registry import adapter
 from jev.hosts.transcript import read_turns
+from jev.log import recent_skips
 from jev.registry import lookup
 from jev.settings import active_profile, load_settings
 from jev.store import Store, default_store_path
@@ -72,6 +75,8 @@ class HostReport:
         notice_channel: whether the host shows Jev's notices to the user.
         problems: one line per missing piece, each with the command that fixes it.
         warnings: lines worth knowing that do not stop Jev from auditing.
+        recent_skips: the host's last few skipped stops from Jev's log, newest first
+            (``{"time", "reason", "path"}``; empty without a log, :mod:`jev.log`).
     """
 
     host: str
@@ -87,6 +92,7 @@ class HostReport:
     notice_channel: bool = True
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    recent_skips: list[dict[str, str]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The report as a JSON object (same field names)."""
@@ -104,6 +110,7 @@ class HostReport:
             "notice_channel": self.notice_channel,
             "problems": self.problems,
             "warnings": self.warnings,
+            "recent_skips": self.recent_skips,
         }
 
 
@@ -488,6 +495,9 @@ def diagnose(host: str | None = None) -> Report:
     profile = active_profile(None)
     settings = load_settings(None)
     hosts = [_host_report(h, present[h], last.get(h), settings.max_supplements) for h in chosen]
+    skips = recent_skips()  # why recent stops were not audited (JEV_LOG, issue 24)
+    for report_of in hosts:
+        report_of.recent_skips = skips.get(report_of.host, [])
     report = Report(
         hosts=hosts,
         profile=profile,

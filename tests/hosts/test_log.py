@@ -228,3 +228,34 @@ def test_the_fast_path_loads_no_logging_without_jev_log(jev_home: Path, tmp_path
     modules = set(out.read_text().split())
     assert "jev.hosts.fastpath" in modules  # the fast path ran
     assert not {"logging", "jev.log", "jev.hosts.hook"} & modules
+
+
+def test_doctor_shows_the_last_skip_reasons_per_host(jev_home: Path) -> None:
+    save_settings(None, {"enabled": True})
+    assert _hook(_payload(NO_TODO, "s-doc"), JEV_LOG="info").returncode == 0
+    assert _hook(_payload(jev_home / "gone.jsonl", "s-doc2"), JEV_LOG="info").returncode == 0
+    text = subprocess.run(
+        [sys.executable, "-c", MAIN_SNIPPET, "doctor", "--host", "claude-code"],
+        env=child_env(JEV_LOG=""),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert text.returncode in (0, 7), text.stderr  # 7: the hook is not installed here
+    skipped = [line.strip() for line in text.stdout.splitlines() if "skipped 20" in line]
+    assert len(skipped) == 2
+    assert skipped[0].endswith(": material missing")
+    assert skipped[1].endswith(": no Todo use in this turn")
+    data = subprocess.run(
+        [sys.executable, "-c", MAIN_SNIPPET, "doctor", "--host", "claude-code", "--json"],
+        env=child_env(JEV_LOG=""),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    [host] = json.loads(data.stdout)["hosts"]
+    assert [s["reason"] for s in host["recent_skips"]] == [
+        "material missing",
+        "no Todo use in this turn",
+    ]
+    assert [s["path"] for s in host["recent_skips"]] == ["full", "fast"]
