@@ -25,7 +25,9 @@ fixtures are source-derived.
   Jev's own supplement coming back as a prompt continues the open turn.
 * **Todo list.** ``todo_write`` ``functionCall`` parts in ``assistant`` records carry the
   whole list ``{todos: [{id, content, status, blockedBy?}]}``; the latest call of the
-  turn is the list. ``blockedBy`` is kept as ``[blocked by …]`` on open items.
+  turn is the list. ``blockedBy`` is kept as ``[blocked by …]`` on open items. A call
+  whose ``tool_result`` has ``toolCallResult.status: "error"`` set nothing (0.24.4
+  refuses ``todo_write`` while ``tools.todoWrite.enabled`` is off [M]) and is undone.
 * **Final answer.** The text parts (not ``thought``) of the turn's last ``assistant``
   record with text.
 """
@@ -124,6 +126,7 @@ def scan(
     test = is_supplement or is_jev_supplement
     accs: list[TurnDraft] = []
     cur: TurnDraft | None = None
+    calls: dict[str, tuple[bool, tuple[TodoItem, ...]]] = {}  # todo_write call id -> before
     for rec in records:
         if rec.get("isSidechain") is True or rec.get("agentId"):
             continue
@@ -155,10 +158,17 @@ def scan(
             for part in as_list(as_dict(rec.get("message")).get("parts")):
                 call = as_dict(as_dict(part).get("functionCall"))
                 if as_str(call.get("name")) in TODO_TOOLS:
+                    calls[as_str(call.get("id"))] = (cur.todo_used, cur.todos)
                     cur.todo_used = True
                     items = todo_items(call.get("args"))
                     if items is not None:
                         cur.todos = items
+        elif rtype == "tool_result" and cur is not None:
+            result = as_dict(rec.get("toolCallResult"))
+            call_id = as_str(result.get("callId"))
+            if call_id in calls and result.get("status") == "error":
+                # refused (todo_write switched off, bad arguments): no list was set
+                cur.todo_used, cur.todos = calls.pop(call_id)
     return [
         a.turn(n, no_opening=_NO_OPENING, no_request=_NO_REQUEST)
         for n, a in enumerate(accs, start=1)

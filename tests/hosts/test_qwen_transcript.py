@@ -84,3 +84,37 @@ def test_cycle_and_empty(tmp_path: Path) -> None:
     path.write_text("\n", "utf-8")
     with pytest.raises(MaterialMissing):
         qt.read_current_turn(path)
+
+
+def test_a_refused_todo_write_sets_no_list() -> None:
+    """Qwen 0.24.4 refuses ``todo_write`` while ``tools.todoWrite.enabled`` is off and
+    logs an error ``tool_result`` (real CLI, hosts.md): no list, no Todo use; the
+    user record's ``uuid`` is the key (0.24.4 writes no ``promptId``)."""
+    call = {"id": "call_1", "name": "todo_write", "args": {"todos": [{"id": "1", "content": "A"}]}}
+    records = [
+        {"uuid": "u1", "type": "user", "message": {"role": "user", "parts": [{"text": "Do A."}]}},
+        {
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "type": "assistant",
+            "message": {"role": "model", "parts": [{"functionCall": call}]},
+        },
+        {
+            "uuid": "r1",
+            "parentUuid": "a1",
+            "type": "tool_result",
+            "toolCallResult": {"callId": "call_1", "status": "error"},
+        },
+        {
+            "uuid": "a2",
+            "parentUuid": "r1",
+            "type": "assistant",
+            "message": {"role": "model", "parts": [{"text": "All done."}]},
+        },
+    ]
+    (turn,) = qt.scan(records)
+    assert turn.key == "u1" and turn.status == "skipped" and turn.todo_used is False
+    records[2]["toolCallResult"]["status"] = "success"
+    (turn,) = qt.scan(records)
+    assert turn.todo_used is True and turn.material is not None
+    assert turn.material.todos == (TodoItem("A", "pending"),)
