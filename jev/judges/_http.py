@@ -57,7 +57,6 @@ import httpx
 from jev import safejson
 from jev.domain import JudgeInfo, JudgeSettings
 from jev.errors import ContextLengthError, SettingsError, TransportError
-from jev.judges._dns import install as install_resolver
 from jev.judges._stream import (
     BadEncoding,
     BoundedDecoder,
@@ -67,6 +66,7 @@ from jev.judges._stream import (
     TooLarge,
     json_bytes,
 )
+from jev.judges._transport import Resolver, ResolvingTransport, environment_mounts
 from jev.judges._wire import (
     MAX_RETRY_AFTER_S,
     ProviderHTTPError,
@@ -124,8 +124,10 @@ class JsonPoster:
       :data:`CLOSE_MARGIN_S` more. A server that drips one byte a second is cut at
       the deadline (``kind="timeout"``), not kept alive by every byte
       (:class:`~jev.judges._stream.Deadline`). Name resolution is inside it too: a
-      resolver that hangs is abandoned at the deadline (``kind="timeout"``,
-      :mod:`jev.judges._dns`).
+      resolver that hangs is abandoned at the deadline (``kind="timeout"``): every
+      request goes through :class:`~jev.judges._transport.ResolvingTransport`,
+      which resolves within the deadline and connects to the pinned address (TLS
+      still verifies the configured host name).
     * **Size**: a 2xx body is read raw while streaming and refused as soon as its
       decoded size passes ``max_reply_bytes`` (``kind="reply-too-large"``,
       retryable); gzip and deflate are inflated here in steps bounded by the room
@@ -144,6 +146,9 @@ class JsonPoster:
         secrets: strings that must never appear in any message (the API key).
         max_reply_bytes: largest decoded 2xx body accepted (bytes, 1 KiB … 256 MiB;
             0 = :data:`MAX_REPLY_BYTES`).
+        resolver: stand-in for ``socket.getaddrinfo`` (same signature) used by the
+            transport; ``None`` = the real one. The test seam for hanging or failing
+            name resolution.
 
     Raises:
         ValueError: ``timeout_s`` or ``max_reply_bytes`` out of range.
@@ -152,6 +157,7 @@ class JsonPoster:
     __slots__ = (
         "_client",
         "_lock",
+        "_resolver",
         "_secrets",
         "_ssl",
         "key_env",
@@ -172,6 +178,7 @@ class JsonPoster:
         secrets: Sequence[str] = (),
         max_reply_bytes: int = 0,
         not_found_hint: str = "",
+        resolver: Resolver | None = None,
     ) -> None:
         if not 0 < timeout_s <= MAX_TIMEOUT_S:
             raise ValueError(
@@ -190,6 +197,7 @@ class JsonPoster:
         self._client: httpx.Client | None = None
         self._ssl: ssl.SSLContext | None = None
         self._lock = threading.Lock()
+        self._resolver = resolver
 
     def __repr__(self) -> str:
         return f"JsonPoster(label={self.label!r}, timeout_s={self.timeout_s!r})"
@@ -324,18 +332,24 @@ class JsonPoster:
     def _sync_client(self) -> httpx.Client:
         with self._lock:
             if self._client is None:
+                context = self._ssl_context()
+                # No keep-alive: each call owns its socket, so its deadline can close
+                # it (jev.judges._stream.Deadline).
+                limits = httpx.Limits(max_keepalive_connections=0)
+
+                def transport(proxy: str | None = None) -> ResolvingTransport:
+                    # Name resolution inside the deadline (a hanging resolver is cut).
+                    return ResolvingTransport(
+                        verify=context, limits=limits, proxy=proxy, resolver=self._resolver
+                    )
+
                 self._client = httpx.Client(
                     timeout=self.timeout_s,
                     follow_redirects=False,
-                    verify=self._ssl_context(),
-                    # No keep-alive: each call owns its socket, so its deadline can
-                    # close it (jev.judges._stream.Deadline).
-                    limits=httpx.Limits(max_keepalive_connections=0),
+                    transport=transport(),
+                    # httpx reads the environment's proxies only without transport=.
+                    mounts=environment_mounts(transport),
                 )
-                # Name resolution inside the deadline (a hanging resolver is cut).
-                for transport in (self._client._transport, *self._client._mounts.values()):
-                    if transport is not None:
-                        install_resolver(transport)
             return self._client
 
     def _ssl_context(self) -> ssl.SSLContext:

@@ -4,8 +4,10 @@ A resolver that hangs is simulated by a ``sitecustomize`` module on ``PYTHONPATH
 that makes ``socket.getaddrinfo`` sleep for one host name only, so the real ``jev``
 console script runs unchanged in a subprocess against that host name. The call must
 end within ``timeout_s`` + 2 s as a typed ``timeout`` response error, recorded like the
-others. An in-process test checks the same on :class:`JsonPoster` with the test's own
-clock, and that a name that does not resolve stays a ``connection`` error.
+others. In-process tests check the same on :class:`JsonPoster` with the test's own
+clock, and that a name that does not resolve stays a ``connection`` error; they give
+the hanging or failing resolver through the transport's seam (``resolver=``,
+:mod:`jev.judges._transport`), patching nothing.
 """
 
 from __future__ import annotations
@@ -38,14 +40,14 @@ socket.getaddrinfo = _hanging
 """
 
 
-def _poster(timeout_s: float) -> JsonPoster:
-    return JsonPoster(label="the judge", timeout_s=timeout_s, key_env="K", key_present=False)
+def _poster(timeout_s: float, resolver: Any = None) -> JsonPoster:
+    return JsonPoster(
+        label="the judge", timeout_s=timeout_s, key_env="K", key_present=False, resolver=resolver
+    )
 
 
 @pytest.mark.parametrize("timeout_s", [1, 2])
-def test_hanging_resolver_ends_at_the_deadline_in_process(
-    timeout_s: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_hanging_resolver_ends_at_the_deadline_in_process(timeout_s: int) -> None:
     real = socket.getaddrinfo
     calls: list[str] = []
 
@@ -55,10 +57,9 @@ def test_hanging_resolver_ends_at_the_deadline_in_process(
             time.sleep(30)
         return real(host, *args, **kwargs)
 
-    monkeypatch.setattr(socket, "getaddrinfo", hanging)
     started = time.monotonic()
     with pytest.raises(TransportError) as info:
-        _poster(timeout_s).post(f"http://{HANG_HOST}:9/v1/chat/completions", {}, {"m": 1})
+        _poster(timeout_s, hanging).post(f"http://{HANG_HOST}:9/v1/chat/completions", {}, {"m": 1})
     seconds = time.monotonic() - started
     assert calls == [HANG_HOST]  # the resolver was really asked, and hung
     assert info.value.kind == "timeout" and info.value.retryable
@@ -66,14 +67,14 @@ def test_hanging_resolver_ends_at_the_deadline_in_process(
     assert seconds <= timeout_s + CLOSE_MARGIN_S + 1.0, seconds
 
 
-def test_name_that_does_not_resolve_is_a_connection_error(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_name_that_does_not_resolve_is_a_connection_error() -> None:
     def failing(host: Any, *args: Any, **kwargs: Any) -> Any:
         raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
 
-    monkeypatch.setattr(socket, "getaddrinfo", failing)
     with pytest.raises(TransportError) as info:
-        _poster(5).post("http://no-such-host.invalid/v1/chat/completions", {}, {})
+        _poster(5, failing).post("http://no-such-host.invalid/v1/chat/completions", {}, {})
     assert info.value.kind == "connection"
+    assert "cannot resolve no-such-host.invalid" in str(info.value)
 
 
 def test_host_name_that_resolves_still_connects() -> None:
