@@ -225,6 +225,7 @@ def test_exit_codes_never_collide() -> None:
         cli.EXIT_PROBLEM,
         cli.EXIT_NEEDS_USER,
         cli.EXIT_CHANGED,
+        cli.EXIT_NOT_READY,
         cli.EXIT_INTERRUPTED,
     ]
     assert len(set(codes)) == len(codes)

@@ -58,6 +58,7 @@ def test_exit_code_table_matches_the_cli(monkeypatch: pytest.MonkeyPatch) -> Non
         cli.EXIT_PROBLEM,
         cli.EXIT_NEEDS_USER,
         cli.EXIT_CHANGED,
+        cli.EXIT_NOT_READY,
         cli.EXIT_INTERRUPTED,
     }
     assert set(table) == codes
