@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from jev.hosts import cc_facts
 from jev.hosts.adapters import claude_code as cc
 from jev.hosts.base import HookInput
 from jev.hosts.hook import run_session_start_hook
@@ -38,7 +39,7 @@ def _stop(path: Path) -> HookInput:
 def test_the_real_file_reads_and_counts_nine_jev_blocks_in_a_row() -> None:
     (turn,) = read_turns(NINE)
     assert turn.status == "ready" and turn.todo_used
-    assert cc._blocks_in_a_row(str(NINE)) == (9, False)
+    assert cc_facts.blocks_in_a_row(str(NINE)) == (9, False)
 
 
 def test_a_row_of_jev_blocks_alone_is_audited_so_the_budget_notice_shows() -> None:
@@ -63,10 +64,10 @@ def test_a_row_with_another_hooks_block_at_the_cap_is_not_audited(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = _with_foreign_block(tmp_path)
-    assert cc._blocks_in_a_row(str(path)) == (9, True)
-    monkeypatch.delenv(cc.BLOCK_CAP_ENV, raising=False)
+    assert cc_facts.blocks_in_a_row(str(path)) == (9, True)
+    monkeypatch.delenv(cc_facts.BLOCK_CAP_ENV, raising=False)
     assert "at most 8 Stop blocks in a row" in cc.ADAPTER.gate(_stop(path))
-    monkeypatch.setenv(cc.BLOCK_CAP_ENV, "20")
+    monkeypatch.setenv(cc_facts.BLOCK_CAP_ENV, "20")
     assert cc.ADAPTER.gate(_stop(path)) == ""
 
 
@@ -83,26 +84,29 @@ def test_a_tool_call_resets_the_row(tmp_path: Path) -> None:
     lines.insert(cut - 3, json.dumps(tool))  # before the last block's round
     path = tmp_path / "reset.jsonl"
     path.write_text("\n".join(lines) + "\n", "utf-8")
-    count, _ = cc._blocks_in_a_row(str(path))
+    count, _ = cc_facts.blocks_in_a_row(str(path))
     assert 1 <= count < 9
 
 
 def test_a_missing_or_broken_file_counts_nothing(tmp_path: Path) -> None:
-    assert cc._blocks_in_a_row(str(tmp_path / "none.jsonl")) == (0, False)
+    assert cc_facts.blocks_in_a_row(str(tmp_path / "none.jsonl")) == (0, False)
     bad = tmp_path / "bad.jsonl"
     bad.write_text("not json\n{\n", "utf-8")
-    assert cc._blocks_in_a_row(str(bad)) == (0, False)
+    assert cc_facts.blocks_in_a_row(str(bad)) == (0, False)
 
 
 @pytest.mark.parametrize(("raw", "cap"), [("", 8), ("3", 3), ("0", 8), ("x", 8), (" 12 ", 12)])
 def test_block_cap_reads_the_hosts_variable(raw: str, cap: int) -> None:
-    assert cc.block_cap({cc.BLOCK_CAP_ENV: raw}) == cap
+    assert cc_facts.block_cap({cc_facts.BLOCK_CAP_ENV: raw}) == cap
 
 
 def test_todo_offer_follows_the_hosts_switches() -> None:
-    assert cc.todo_offer({}) == ("TaskCreate/TaskUpdate", "select:TaskCreate,TaskUpdate")
-    assert cc.todo_offer({"CLAUDE_CODE_ENABLE_TASKS": "0"}) == ("TodoWrite", "select:TodoWrite")
-    assert cc.todo_offer({"ENABLE_TOOL_SEARCH": "false"}) == ("TaskCreate/TaskUpdate", "")
+    assert cc_facts.todo_offer({}) == ("TaskCreate/TaskUpdate", "select:TaskCreate,TaskUpdate")
+    assert cc_facts.todo_offer({"CLAUDE_CODE_ENABLE_TASKS": "0"}) == (
+        "TodoWrite",
+        "select:TodoWrite",
+    )
+    assert cc_facts.todo_offer({"ENABLE_TOOL_SEARCH": "false"}) == ("TaskCreate/TaskUpdate", "")
 
 
 def test_session_start_names_the_deferred_tools_only_when_enabled(

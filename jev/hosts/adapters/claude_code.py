@@ -36,46 +36,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ADAPTER",
-    "BLOCK_CAP_ENV",
     "TODO_TOOLS_ENV",
     "ClaudeCodeAdapter",
     "ClaudeCodeInstaller",
-    "block_cap",
-    "todo_offer",
 ]
 
 #: The variable that makes the Todo/Task tools available on every model (≥ 2.1.233).
 TODO_TOOLS_ENV = "CLAUDE_CODE_ENABLE_TODO_TOOLS"
-#: The host's limit of Stop blocks in a row (2.1.328 names it in its override message).
-BLOCK_CAP_ENV = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
-#: Blocks in a row the host delivers when :data:`BLOCK_CAP_ENV` is unset (measured, 2.1.328).
-DEFAULT_BLOCK_CAP = 8
-_OFF = frozenset({"0", "false", "no", "off"})
-
-
-def block_cap(env: Mapping[str, str]) -> int:
-    """Stop blocks in a row Claude Code delivers: :data:`BLOCK_CAP_ENV` when it is a
-    positive integer, else :data:`DEFAULT_BLOCK_CAP`. Measured on 2.1.328: 8 blocks in
-    a row reach the model, the 9th is overridden ("A hook blocked the turn from ending
-    9 consecutive times—overriding and ending turn"); a tool call in between resets
-    the count (hosts.md (Claude Code))."""
-    raw = str(env.get(BLOCK_CAP_ENV, "")).strip()
-    return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_BLOCK_CAP
-
-
-def todo_offer(env: Mapping[str, str]) -> tuple[str, str]:
-    """``(Todo tool names, ToolSearch query)`` the host offers under ``env``.
-
-    On 2.1.328 the tools are ``TaskCreate``/``TaskUpdate`` (``TodoWrite`` with
-    ``CLAUDE_CODE_ENABLE_TASKS=0``) and come only as *deferred* tools, loaded with
-    ``ToolSearch`` ``select:…``; ``ENABLE_TOOL_SEARCH=false`` makes them top-level
-    (query ""). Measured in the real CLI (hosts.md (Claude Code))."""
-    tasks_off = str(env.get("CLAUDE_CODE_ENABLE_TASKS", "")).strip().lower() in _OFF
-    names = ("TodoWrite",) if tasks_off else ("TaskCreate", "TaskUpdate")
-    search_off = str(env.get("ENABLE_TOOL_SEARCH", "")).strip().lower() in _OFF
-    return "/".join(names), "" if search_off else "select:" + ",".join(names)
-
-
 _MARKERS = tuple(f'"{name}"'.encode() for name in sorted(TODO_TOOLS))
 #: A line longer than this (bytes) is left to the full reader.
 _MAX_LINE = 4 << 20
@@ -160,12 +127,15 @@ class ClaudeCodeAdapter:
         (design.md §8; hosts.md (Claude Code)). When every block of the row was Jev's,
         the turn's budget (capped at the host's limit by the hook) is used up and the
         audit runs to give its notice."""
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
+        from jev.hosts.cc_facts import BLOCK_CAP_ENV, block_cap, blocks_in_a_row
+
         if hook.running_tasks:
             return "deferred: background tasks running"
         cap = block_cap(os.environ)
         path = hook.transcript_path
         if path and os.path.isfile(path):
-            row, foreign = _blocks_in_a_row(path)
+            row, foreign = blocks_in_a_row(path)
             if row >= cap and foreign:
                 return (
                     f"not audited: Claude Code delivers at most {cap} Stop blocks in a row "
@@ -176,6 +146,9 @@ class ClaudeCodeAdapter:
     def todo_hint(self) -> tuple[str, str]:
         """The Todo tools and their ``ToolSearch`` query for the SessionStart context
         (:func:`todo_offer` of the hook's environment, which has the settings ``env``)."""
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
+        from jev.hosts.cc_facts import todo_offer
+
         return todo_offer(os.environ)
 
     def read_turn(self, hook: HookInput, index: SessionIndex, session: str) -> Turn:
@@ -395,7 +368,10 @@ class ClaudeCodeInstaller:
         """:func:`block_cap` of this environment and the user settings ``env``: 8
         consecutive blocks unless ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` says otherwise;
         the host overrides the next one (hosts.md §0a)."""
-        return block_cap({**_user_settings_env(self), **os.environ})
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
+        from jev.hosts.cc_facts import block_cap
+
+        return block_cap({**self._user_env(), **os.environ})
 
     @property
     def notice_channel(self) -> bool:
@@ -406,35 +382,24 @@ class ClaudeCodeInstaller:
 
     def plugin_hooks(self) -> dict[str, Path]:
         """``{"plugin": <hooks.json>}`` when the Jev plugin is installed and enabled
-        (``claude plugin install jev@<marketplace>``: ``enabledPlugins`` in a settings
-        file, the install path in ``plugins/installed_plugins.json``), else ``{}``. For
-        ``jev doctor``: the plugin's hooks are not in a settings file."""
+        (:func:`jev.hosts.cc_facts.plugin_hooks`), else ``{}``. For ``jev doctor``: the
+        plugin's hooks are not in a settings file."""
         # lazy: the fast path imports this module at every stop (stdlib only at import)
         from pathlib import Path
 
-        base = self.config_path("user", Path.cwd()).parent
-        enabled: set[str] = set()
-        for scope in self.scopes:
-            plugins = _settings_env_file(self.config_path(scope, Path.cwd())).get("enabledPlugins")
-            if isinstance(plugins, dict):
-                enabled |= {str(k) for k, v in plugins.items() if v is True}
-        installed = _settings_env_file(base / "plugins" / "installed_plugins.json")
-        entries = installed.get("plugins")
-        for key, copies in (entries if isinstance(entries, dict) else {}).items():
-            if not str(key).startswith("jev@") or key not in enabled:
-                continue
-            for copy in copies if isinstance(copies, list) else ():
-                where = copy.get("installPath") if isinstance(copy, dict) else None
-                hooks = Path(str(where)) / "hooks" / "hooks.json" if where else None
-                if hooks is not None and hooks.is_file():
-                    return {"plugin": hooks}
-        return {}
+        from jev.hosts.cc_facts import plugin_hooks
+
+        files = [self.config_path(scope, Path.cwd()) for scope in self.scopes]
+        hooks = plugin_hooks(files[0].parent, files)
+        return {"plugin": hooks} if hooks is not None else {}
 
     def checks(self, scope: str, path: Path) -> tuple[str, ...]:
         """``"disableAllHooks": true`` in the scope's settings file turns every hook off
         (hosts.md (Claude Code) §1.1); the plugin's hooks run the ``jev`` on PATH."""
         # lazy: the fast path imports this module at every stop (stdlib only at import)
         import shutil
+
+        from jev.hosts.cc_facts import settings_file
 
         if scope == "plugin":
             lines = []
@@ -443,7 +408,7 @@ class ClaudeCodeInstaller:
                     f"claude-code: the Jev plugin ({path}) runs the jev on PATH, and there "
                     "is none; install it (pipx install jev) so that Claude Code finds it"
                 )
-            env = {**_user_settings_env(self), **os.environ}
+            env = {**self._user_env(), **os.environ}
             if env.get(TODO_TOOLS_ENV) != "1":
                 lines.append(
                     f"warning: claude-code: the plugin cannot switch the Todo tools on; add "
@@ -451,7 +416,7 @@ class ClaudeCodeInstaller:
                     "yourself (`jev install claude-code` would add a second Stop hook)"
                 )
             return tuple(lines)
-        if _settings_env_file(path).get("disableAllHooks") is True:
+        if settings_file(path).get("disableAllHooks") is True:
             return (
                 f'claude-code: {path} has "disableAllHooks": true, so Claude Code runs '
                 "no hook and Jev never audits; remove that key",
@@ -463,112 +428,35 @@ class ClaudeCodeInstaller:
         """What the host really offers as its Todo tool, for ``jev doctor``: the tool
         names and how the model loads them (:func:`todo_offer` of this environment and
         the user settings ``env``)."""
-        env = {**_user_settings_env(self), **os.environ}
-        names, query = todo_offer(env)
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
+        from jev.hosts.cc_facts import todo_offer
+
+        names, query = todo_offer({**self._user_env(), **os.environ})
         if not query:
             return f"{names} (top-level tools)"
         return f"{names} as deferred tools, loaded with ToolSearch {query!r}"
 
     def newest_session(self) -> Path | None:
-        """The newest ``<session>.jsonl`` under ``$CLAUDE_CONFIG_DIR/projects`` or
-        ``~/.claude/projects`` (one folder per project; ``subagents/`` files lie deeper
-        and are skipped), or None when there is none."""
+        """The newest session under ``$CLAUDE_CONFIG_DIR/projects`` or
+        ``~/.claude/projects`` (:func:`jev.hosts.cc_facts.newest_session`)."""
         # lazy: the fast path imports this module at every stop (stdlib only at import)
         from pathlib import Path
 
-        root = os.environ.get("CLAUDE_CONFIG_DIR")
-        base = (Path(root).expanduser() if root else Path.home() / ".claude") / "projects"
-        newest: tuple[float, Path] | None = None
-        try:
-            for path in base.glob("*/*.jsonl"):
-                try:
-                    stamp = path.stat().st_mtime
-                except OSError:
-                    continue
-                if path.is_file() and (newest is None or stamp > newest[0]):
-                    newest = (stamp, path)
-        except OSError:
-            return None
-        return newest[1] if newest else None
+        from jev.hosts.cc_facts import newest_session
+
+        return newest_session(self.config_path("user", Path.cwd()).parent)
+
+    def _user_env(self) -> dict[str, str]:
+        """The ``env`` block of the user settings file."""
+        # lazy: the fast path imports this module at every stop (stdlib only at import)
+        from pathlib import Path
+
+        from jev.hosts.cc_facts import settings_env
+
+        return settings_env(self.config_path("user", Path.cwd()))
 
 
 _INSTALLER = ClaudeCodeInstaller()
-
-
-def _settings_env_file(path: Path) -> dict[str, Any]:
-    """The JSON object of a settings file ({} when missing or unreadable)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _user_settings_env(installer: ClaudeCodeInstaller) -> dict[str, str]:
-    """The ``env`` block of the user settings file, values as strings."""
-    # lazy: the fast path imports this module at every stop (stdlib only at import)
-    from pathlib import Path
-
-    env = _settings_env_file(installer.config_path("user", Path.cwd())).get("env")
-    return {str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {}
-
-
-#: A line without any of these cannot end or extend a row of Stop blocks.
-_ROW_MARKERS = (b"stop_hook_summary", b"tool_use", b'"user"')
-
-
-def _blocks_in_a_row(path: str) -> tuple[int, bool]:
-    """``(blocks, foreign)``: the Stop blocks the host delivered in a row at the end of
-    the current turn, and whether any of them came from a hook other than Jev's (its
-    text does not start with Jev's ``[Jev`` header). Read backwards to the last typed
-    prompt: one per ``stop_hook_summary`` with ``hookAdditionalContext`` and one per
-    "Stop hook feedback" user record, up to the newest assistant tool call (which
-    resets the host's count). ``(0, False)`` on any read error."""
-    count, foreign = 0, False
-    try:
-        start = os.path.getsize(path) - _MAX_LINE
-        for offset, raw in lines_backward(path, max_line=_MAX_LINE):
-            if offset < start:
-                break
-            if not any(marker in raw for marker in _ROW_MARKERS):
-                continue
-            try:
-                rec = json.loads(raw)
-            except ValueError:
-                continue
-            if not isinstance(rec, dict) or rec.get("isSidechain") is True:
-                continue
-            kind = rec.get("type")
-            message = rec.get("message")
-            blocks = message.get("content") if isinstance(message, dict) else None
-            if kind == "system" and rec.get("subtype") == "stop_hook_summary":
-                contexts = rec.get("hookAdditionalContext")
-                if isinstance(contexts, list) and contexts:
-                    count += 1
-                    foreign = foreign or any(not _is_jev(str(c)) for c in contexts)
-            elif kind == "assistant" and any(
-                isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks or ()
-            ):
-                break
-            elif kind == "user":
-                what, _ = classify_user(rec)
-                if what == "prompt":
-                    break
-                text = blocks if isinstance(blocks, str) else ""
-                if isinstance(blocks, list):
-                    text = " ".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict))
-                if text.lstrip().startswith("Stop hook feedback"):
-                    count += 1
-                    reason = text.lstrip()[len("Stop hook feedback") :].lstrip(":").strip()
-                    foreign = foreign or not _is_jev(reason)
-    except (OSError, LineTooLong):
-        return 0, False
-    return count, foreign
-
-
-def _is_jev(text: str) -> bool:
-    """True for a supplement Jev wrote (its header starts ``[Jev``, en and zh)."""
-    return text.lstrip().startswith("[Jev")
 
 
 class _Tail:
