@@ -60,6 +60,7 @@ from typing import Any
 from jev import safejson
 from jev.domain import TodoItem
 from jev.errors import UsageError
+from jev.evidence.runs import Run
 from jev.hosts.readkit import (
     SupplementTest,
     as_dict,
@@ -68,6 +69,7 @@ from jev.hosts.readkit import (
     is_jev_supplement,
     marked_item,
 )
+from jev.hosts.shelltext import labelled_run
 from jev.hosts.turns import Turn, build_turn, count_replaced, last_turn, load_counted
 
 __all__ = [
@@ -223,6 +225,15 @@ def _result_text(result: Any) -> str:
     return ""
 
 
+def _shell_output(result: Any) -> str:
+    """The ``output`` text of a tool call's functionResponse (else all its strings)."""
+    for part in as_list(result):
+        response = as_dict(as_dict(as_dict(part).get("functionResponse")).get("response"))
+        if isinstance(response.get("output"), str):
+            return str(response["output"])
+    return _result_text(result)
+
+
 @dataclass
 class _Tracker:
     """Session-scoped tracker tasks: id -> [title, status]."""
@@ -275,6 +286,7 @@ class _Acc:
     todos: tuple[TodoItem, ...] = ()
     answer: str = ""
     continuations: int = 0
+    runs: list[Run] = field(default_factory=list)  # run_shell_command calls (issue 21)
 
 
 def _user_text(msg: dict[str, Any]) -> str:
@@ -325,6 +337,10 @@ def scan(
                 if not isinstance(call, dict):
                     continue
                 name = as_str(call.get("name"))
+                if name == "run_shell_command":
+                    command = as_dict(call.get("args")).get("command")
+                    if isinstance(command, str) and as_str(call.get("status")) != "cancelled":
+                        cur.runs.append(labelled_run(command, _shell_output(call.get("result"))))
                 if name not in TODO_TOOLS:
                     continue
                 failed = as_str(call.get("status")) in _FAILED_CALL
@@ -352,6 +368,7 @@ def _to_turn(acc: _Acc, number: int) -> Turn:
         final_answer=acc.answer,
         todo_used=acc.todo_source != "",
         no_opening=REASON_NO_REQUEST if acc.opening == "missing" else "",
+        runs=acc.runs,
     )
 
 

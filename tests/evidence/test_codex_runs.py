@@ -61,3 +61,30 @@ def test_runs_of_the_current_turn() -> None:
         (Run("pytest -q", 1, "1 failed in 0.1s\n"),),
         (Run("pytest -q", 0, "3 passed in 0.1s\n"),),
     ]
+
+
+def test_gemini_run_shell_command_results() -> None:
+    from jev.hosts.gemini_transcript import scan as gemini_scan
+    from jev.hosts.shelltext import labelled_run
+
+    text = (
+        "Command: pytest -q\nDirectory: (root)\nOutput: ..F\n1 failed, 2 passed in 0.1s\n"
+        "Error: (none)\nExit Code: 1\nSignal: (none)\nBackground PIDs: (none)\n"
+        "Process Group PGID: 42"
+    )
+    assert labelled_run("pytest -q", text) == Run("pytest -q", 1, "..F\n1 failed, 2 passed in 0.1s")
+    assert labelled_run("ls", "a\nb\n") == Run("ls", None, "a\nb\n")
+    call = {
+        "id": "c1",
+        "name": "run_shell_command",
+        "args": {"command": "pytest -q"},
+        "status": "success",
+        "result": [{"functionResponse": {"id": "c1", "response": {"output": text}}}],
+    }
+    messages = [
+        {"id": "u1", "type": "user", "content": "Fix it and run the tests."},
+        {"id": "g1", "type": "gemini", "content": "", "toolCalls": [call]},
+        {"id": "g2", "type": "gemini", "content": "All tests pass."},
+    ]
+    (turn,) = gemini_scan(messages)
+    assert turn.runs == (Run("pytest -q", 1, "..F\n1 failed, 2 passed in 0.1s"),)
