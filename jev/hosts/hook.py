@@ -78,7 +78,9 @@ class HookResult:
         stderr: diagnostic lines for the host's log ("" for none).
         exit_code: always 0 (fail open; never 2).
         decision: the auditor's decision when an audit ran (for tests and the bench).
-        skipped: short reason when no audit ran ("" otherwise).
+        skipped: short reason when no audit ran ("" otherwise; written to Jev's log,
+            :mod:`jev.hosts.hooklog`).
+        error_kind: the failure's kind when the hook failed open ("" otherwise).
     """
 
     stdout: str
@@ -93,7 +95,6 @@ class HookResult:
     #: Records committed by this stop, to export after the answer is written
     #: (:func:`jev.telemetry.export_records`; issue 23).
     exports: tuple[Record, ...] = ()
-    #: The failure's kind when the hook failed open ("" otherwise), for the log.
     error_kind: str = ""
 
     @property

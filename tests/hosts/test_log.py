@@ -259,3 +259,33 @@ def test_doctor_shows_the_last_skip_reasons_per_host(jev_home: Path) -> None:
         "no Todo use in this turn",
     ]
     assert [s["path"] for s in host["recent_skips"]] == ["full", "fast"]
+
+
+def test_a_refused_turn_names_the_budget(jev_home: Path) -> None:
+    save_settings(None, {"enabled": True, "evidence_chars": 300})
+    assert _hook(_payload(AUDITED, "s-big"), JEV_LOG="info").returncode == 0
+    [stop] = _stops(jev_home)
+    assert stop["outcome"] == "refused" and "evidence_chars" in stop["reason"]
+    assert int(stop["input_chars"]) > int(stop["budget_chars"]) == 300
+
+
+def test_a_failed_judge_call_names_its_kind_not_its_message(jev_home: Path) -> None:
+    judge = {
+        "judge.provider": "openai",
+        "judge.model": "m-test",
+        "judge.base_url": "http://127.0.0.1:9/v1",  # the discard port: nothing listens
+        "judge.technical_retries": 0,
+        "judge.timeout_s": 5.0,
+    }
+    save_settings(None, {"enabled": True, **judge})
+    key = "sk-test-" + "q" * 32
+    done = _hook(_payload(AUDITED, "s-down"), JEV_LOG="info", OPENAI_API_KEY=key)
+    assert done.returncode == 0
+    lines = _lines(jev_home)
+    [call] = [line for line in lines if line["event"] == "judge"]
+    assert (call["provider"], call["model"], call["outcome"]) == ("openai", "m-test", "failed")
+    assert call["error_kind"] and call["error"]
+    [stop] = [line for line in lines if line["event"] == "stop"]
+    assert stop["outcome"] == "incomplete" and stop["attempts"] == "1"
+    text = (jev_home / "logs" / "jev.log").read_text(encoding="utf-8")
+    assert "127.0.0.1" not in text and "qqqqqqqqqqqq" not in text
