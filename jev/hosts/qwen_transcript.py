@@ -47,6 +47,7 @@ from jev.hosts.readkit import (
     is_jev_supplement,
     marked_item,
 )
+from jev.hosts.shelltext import labelled_run
 from jev.hosts.turns import Turn, TurnDraft, json_lines, last_turn
 
 __all__ = ["TODO_TOOLS", "active_chain", "read_current_turn", "read_turns", "scan"]
@@ -119,6 +120,18 @@ _NO_OPENING = "material missing: the turn's user prompt is not on the transcript
 _NO_REQUEST = "material missing: the turn was opened by a notification, not by a user request"
 
 
+def _response_output(message: Any) -> str:
+    """The text of a tool_result record's functionResponse part: ``response.output``,
+    or ``response.error`` for a command that exited non-zero (0.24.4 [M],
+    ``tests/hosts_real/test_qwen_evidence.py``); "" if none."""
+    for part in as_list(as_dict(message).get("parts")):
+        response = as_dict(as_dict(as_dict(part).get("functionResponse")).get("response"))
+        for key in ("output", "error"):
+            if isinstance(response.get(key), str):
+                return str(response[key])
+    return ""
+
+
 def scan(
     records: Iterable[dict[str, Any]], *, is_supplement: SupplementTest | None = None
 ) -> list[Turn]:
@@ -127,6 +140,7 @@ def scan(
     accs: list[TurnDraft] = []
     cur: TurnDraft | None = None
     calls: dict[str, tuple[bool, tuple[TodoItem, ...]]] = {}  # todo_write call id -> before
+    shells: dict[str, str] = {}  # run_shell_command call id -> command
     for rec in records:
         if rec.get("isSidechain") is True or rec.get("agentId"):
             continue
@@ -157,6 +171,9 @@ def scan(
                 cur.answer = text
             for part in as_list(as_dict(rec.get("message")).get("parts")):
                 call = as_dict(as_dict(part).get("functionCall"))
+                command = as_dict(call.get("args")).get("command")
+                if as_str(call.get("name")) == "run_shell_command" and isinstance(command, str):
+                    shells[as_str(call.get("id"))] = command  # issue 21
                 if as_str(call.get("name")) in TODO_TOOLS:
                     calls[as_str(call.get("id"))] = (cur.todo_used, cur.todos)
                     cur.todo_used = True
@@ -166,6 +183,9 @@ def scan(
         elif rtype == "tool_result" and cur is not None:
             result = as_dict(rec.get("toolCallResult"))
             call_id = as_str(result.get("callId"))
+            if call_id in shells:
+                output = _response_output(rec.get("message"))
+                cur.runs.append(labelled_run(shells.pop(call_id), output))
             if call_id in calls and result.get("status") == "error":
                 # refused (todo_write switched off, bad arguments): no list was set
                 cur.todo_used, cur.todos = calls.pop(call_id)

@@ -196,6 +196,7 @@ class TurnDraft:
         todo_used: the Todo tool was used in this turn.
         todos: the latest Todo list.
         answer: the final answer so far.
+        runs: the shell runs of the turn so far (issue 21).
     """
 
     key: str
@@ -204,6 +205,7 @@ class TurnDraft:
     todo_used: bool = False
     todos: tuple[TodoItem, ...] = ()
     answer: str = ""
+    runs: list[Run] = field(default_factory=list)
 
     def turn(
         self,
@@ -234,6 +236,7 @@ class TurnDraft:
             todo_used=self.todo_used,
             no_opening=no_opening if self.opening == "missing" else "",
             no_request=no_request if not self.request else "",
+            runs=self.runs,
         )
 
 
