@@ -171,11 +171,19 @@ class _Gate:
         return self.rx.search(text)
 
     def match_start(self, text: str) -> re.Match[str] | None:
-        """``match`` (at the start of ``text``) behind the same pre-check."""
-        low = _lower(text)
+        """``match`` (at the start of ``text``) behind the same pre-check (``text`` is
+        lower-cased here, not cached: it is a short segment)."""
+        low = text.lower()
         if not any(anchor in low for anchor in self.anchors):
             return None
         return self.rx.match(text)
+
+    def search_low(self, text: str, low: str) -> re.Match[str] | None:
+        """``search`` with the caller's lower-cased ``low`` of ``text`` (for a text built
+        once per material, which the shared lower-case cache should not hold)."""
+        if not any(anchor in low for anchor in self.anchors):
+            return None
+        return self.rx.search(text)
 
 
 #: Topic classes: a Todo item and an answer sentence "talk about the same thing" when
@@ -359,7 +367,7 @@ def _core_answers(answers: tuple[Position, ...]) -> tuple[Position, ...]:
         start += 1
     core = answers[start:end]
     tail = core[-1].text[-80:] if core else ""
-    if (m := _TRAILING_COURTESY.search(tail)) and (
+    if (m := _TRAILING_COURTESY.search_low(tail, tail.lower())) and (
         cut := len(core[-1].text) - len(tail) + m.start()
     ):
         core = (*core[:-1], replace(core[-1], text=core[-1].text[:cut].rstrip()))

@@ -118,6 +118,8 @@ def _rule_partial_count(view: _View) -> RuleHit | None:
 _MAGNITUDE = {"万": 1e4, "亿": 1e8, "k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6}
 
 
+#: "约", "about", "~" just before a value: it is rounded.
+_APPROX = re.compile(r"(?:约|大约|近|~|≈|\babout|\baround|\broughly|\bapprox\.?)\s*\Z", re.I)
 _RATE = re.compile(r"\s*(?:/|per\b|每)", re.I)
 
 
@@ -127,13 +129,14 @@ def _unit_values(text: str) -> dict[str, set[tuple[float, bool]]]:
     for m in _UNIT_VALUE.finditer(text):
         if _RATE.match(text, m.end()):
             continue  # "50k rows/batch": a rate, not an amount
-        unit = _normal_unit(m.group(4).lower())
+        unit = _normal_unit(m.group(3).lower())
         try:
-            number = float(m.group(2).replace(",", ""))
+            number = float(m.group(1).replace(",", ""))
         except ValueError:
             continue
         number *= _MAGNITUDE.get((m.group("mag") or "").lower(), 1)
-        values.setdefault(unit, set()).add((number, bool(m.group("approx") or m.group("mag"))))
+        approx = m.group("mag") or _APPROX.search(text, max(0, m.start() - 9), m.start())
+        values.setdefault(unit, set()).add((number, bool(approx)))
     return values
 
 

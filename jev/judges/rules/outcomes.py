@@ -38,6 +38,10 @@ def _rule_failures_remain(view: _View) -> RuleHit | None:
     if _REPORT_ONLY.search(request):
         return None
     wants_pass = bool(_WANTS_PASS.search(request))
+    if not wants_pass and not (
+        _FAILED_REPORT.search(view.answer_text) and _TALLY.search(view.answer_text)
+    ):
+        return None
     universal = bool(_UNIVERSAL_PASS.search(request))
     for i, a in enumerate(view.answers):
         for sentence in _sentences(a.text):
@@ -104,7 +108,6 @@ def _zero_failures(sentence: str) -> bool:
     return bool(re.search(r"\b0 (failed|failures?|errors?)\b", sentence, _I)) and not re.search(
         r"\b[1-9]\d* (failed|failures?|errors?)\b", sentence, _I
     )
-
 
 
 #: A test run's report of failures (not "0 failed").

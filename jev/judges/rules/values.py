@@ -149,7 +149,8 @@ def _output_against_none(view: _View) -> RuleHit | None:
     """ "All warnings are gone" / "没有跳过任何用例" / a Todo's "nothing destroyed" while
     the answer's own output or text shows some of that kind."""
     whole = view.todo_text + "\n" + view.answer_plain
-    if not any(claim.search(whole) for claim in _NONE_LEFT.values()):
+    low = whole.lower()
+    if not any(claim.search_low(whole, low) for claim in _NONE_LEFT.values()):
         return None
     code = "\n".join(_FENCE.findall(view.answer_text) + _INLINE.findall(view.answer_text))
     for where, sentence in _none_claims(view):
@@ -228,7 +229,7 @@ def _count_against_all(view: _View) -> RuleHit | None:
     while another line of the answer gives fewer of that noun with the same verb, or
     says some "are still" that noun."""
     whole = view.todo_text + "\n" + view.answer_plain
-    if not (_ALL_N.search(whole) or _EVERY.search(whole)):
+    if not (_ALL_N.search(whole) or _EVERY.search_low(whole, whole.lower())):
         return None
     for where, sentence in _none_claims(view):
         plain = _strip_code(sentence)
