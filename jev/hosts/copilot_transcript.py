@@ -55,6 +55,7 @@ from typing import Any
 
 from jev.domain import TodoItem
 from jev.errors import MaterialMissing
+from jev.hosts.copilot_runs import SHELL_TOOLS, shell_run
 from jev.hosts.readkit import (
     SupplementTest,
     as_dict,
@@ -198,6 +199,7 @@ def _accs(
     test = is_supplement or is_jev_supplement
     table = TodoTable()
     pending: dict[str, str] = {}  # toolCallId -> sql query awaiting completion
+    shells: dict[str, str] = {}  # toolCallId -> bash/powershell command (issue 21)
     accs: list[_Acc] = []
     cur: _Acc | None = None
     session = ""
@@ -245,7 +247,15 @@ def _accs(
                 query = as_str(args.get("query"))
                 if database == "session" and query:
                     pending[as_str(data.get("toolCallId"))] = query
+            elif etype == "tool.execution_start" and data.get("toolName") in SHELL_TOOLS:
+                command = as_dict(data.get("arguments")).get("command")
+                if isinstance(command, str):
+                    shells[as_str(data.get("toolCallId"))] = command
             elif etype == "tool.execution_complete":
+                shell = shells.pop(as_str(data.get("toolCallId")), None)
+                run = shell_run(shell, data) if shell is not None else None
+                if run is not None and cur is not None:
+                    cur.runs.append(run)
                 query = pending.pop(as_str(data.get("toolCallId")), "")
                 wrote = bool(query) and data.get("success") is True and table.run(query)
                 if wrote and cur is not None:
