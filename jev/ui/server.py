@@ -182,7 +182,12 @@ class _ThreadingServer(socketserver.ThreadingMixIn, WSGIServer):
                 request.sendall(_BUSY)
             self.shutdown_request(request)
             return
-        super().process_request(request, client_address)
+        try:
+            super().process_request(request, client_address)
+        except BaseException:  # no thread started (e.g. none left): not an active one
+            with self._lock:
+                self._active -= 1
+            raise
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
