@@ -647,3 +647,24 @@ def test_ui_test_the_judge_with_the_readme_ollama_profile_asks_for_no_key(
     assert status == 200, page[:500]
     assert "OLLAMA_API_KEY" not in page and "needs an API key" not in page
     assert "ollama" in page  # the test ran against the ollama judge (a result or a failure)
+
+
+def test_doctor_checks_the_key_of_the_hook_profiles_judge(
+    doctor_home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("JEV_FH_KEY", raising=False)
+    assert main(["enable", "--create"]) == 0  # the active profile: rules, no key
+    assert main(["profiles", "create", "paid"]) == 0
+    for key, value in (
+        ("judge.provider", "openai"),
+        ("judge.model", "gpt-4o-mini"),
+        ("judge.api_key_env", "JEV_FH_KEY"),
+        ("enabled", "true"),
+    ):
+        assert main(["settings", "set", key, value, "--profile", "paid"]) == 0
+    assert main(["install", "claude-code", "--profile", "paid"]) == 0
+    code, report = _doctor_json(capsys, "--host", "claude-code")
+    assert code == 7
+    assert any("profile paid" in p and "JEV_FH_KEY" in p for p in report["problems"])
+    monkeypatch.setenv("JEV_FH_KEY", "sk-test")
+    assert _doctor_json(capsys, "--host", "claude-code")[0] == 0

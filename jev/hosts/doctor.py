@@ -318,6 +318,14 @@ def _hook_profile_problems(host: str, path: Path, handler: dict[str, Any]) -> li
             f"{host}: the hook in {path} runs with profile {profile}, which is disabled, so "
             f"it audits nothing; run `jev enable{flag}`"
         )
+    judge = _judge_report(settings)
+    other = named and profile != active_profile(None)  # the active one is checked once
+    if other and judge["key_required"] and judge["key_env"] and not judge["key_set"]:
+        problems.append(
+            f"{host}: the hook in {path} runs with profile {profile}, whose judge "
+            f"{judge['provider']} reads its key from {judge['key_env']}, which is not set; "
+            f"export {judge['key_env']}=… where {host} runs"
+        )
     limit = handler.get("loop_limit")
     if isinstance(limit, int) and not isinstance(limit, bool) and limit < settings.max_supplements:
         problems.append(
