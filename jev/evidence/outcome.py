@@ -65,13 +65,13 @@ _BUILD_PASS = re.compile(
     re.M,
 )
 _LINT_FAIL = re.compile(
-    rf"^Found {_N} errors?\b|\b{_N} problems? \({_N} errors?|\bwould reformat\b"
+    rf"^Found {_N} errors?\b|\b{_N} problems? \({_N} errors?|\bwould reformat"
     rf"|^Oh no! |\b{_N} issues?\b|^error: could not compile|^\S+:\d+:\d+: [A-Z]+\d+\b"
     r"|Your code has been rated at (?!10\.00)",
     re.M,
 )
 _LINT_PASS = re.compile(
-    r"^All checks passed!|\brated at 10\.00/10|^All done! .*\n?.*left unchanged|^0 issues\.",
+    r"^All checks passed!|\brated at 10\.00/10|\bwould be left unchanged\b|^0 issues\.",
     re.M,
 )
 _TYPE_FAIL = re.compile(
@@ -87,6 +87,18 @@ _PATTERNS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     "build": (_BUILD_FAIL, _BUILD_PASS),
     "lint": (_LINT_FAIL, _LINT_PASS),
     "typecheck": (_TYPE_FAIL, _TYPE_PASS),
+}
+#: Lower-case words one of which every line of each pattern holds: a line without any is
+#: not tried (the patterns are tried on few lines of a long log, issue 21 bench).
+_HINTS: dict[re.Pattern[str], tuple[str, ...]] = {
+    _TEST_FAIL: ("fail", "error", "失败", "未通过"),
+    _TEST_PASS: ("pass", "ok", "failures", "通过"),
+    _BUILD_FAIL: ("fail", "compile", "err", "make", "失败"),
+    _BUILD_PASS: ("success", "finished", "succeeded", "compiled", "built in", "成功"),
+    _LINT_FAIL: ("error", "problem", "reformat", "oh no", "issue", "rated at", ":"),
+    _LINT_PASS: ("all checks passed", "rated at", "left unchanged", "0 issues"),
+    _TYPE_FAIL: ("error", "类型错误"),
+    _TYPE_PASS: ("success", "0 errors", "finished"),
 }
 _RAN_NOTHING = re.compile(
     r"command not found|is not recognized as (?:an internal|the name)|No module named"
@@ -119,17 +131,14 @@ def _clip(line: str) -> str:
 
 
 def _last_line(text: str, pattern: re.Pattern[str]) -> str | None:
-    found = None
-    for match in pattern.finditer(text):
-        found = match
-    if found is None:
-        return None
-    last = max(found.start(), found.end() - 1)  # the line of the match's last character
-    while last > found.start() and text[last] == "\n":
-        last -= 1
-    start = text.rfind("\n", 0, last) + 1
-    end = text.find("\n", last)
-    return text[start : end if end >= 0 else len(text)]
+    """The last line of ``text`` that ``pattern`` matches (lines without one of its
+    :data:`_HINTS` are skipped unread)."""
+    hints = _HINTS[pattern]
+    for line in reversed(text.splitlines()):
+        low = line.lower()
+        if any(h in low for h in hints) and pattern.search(line):
+            return line
+    return None
 
 
 def read_outcome(run: Run, kind: str) -> Outcome | None:

@@ -90,6 +90,24 @@ def test_compound_commands() -> None:
         ("lint", "x.py:1:1: F401 unused\nFound 1 error.\n", False, "Found 1 error."),
         ("lint", "All checks passed!\n", True, "All checks passed!"),
         (
+            "lint",
+            "Oh no! 💥 💔 💥\n1 file would be reformatted, 2 files would be left unchanged.\n",
+            False,
+            "1 file would be reformatted, 2 files would be left unchanged.",
+        ),
+        (
+            "lint",
+            "All done! ✨ 🍰 ✨\n3 files would be left unchanged.\n",
+            True,
+            "3 files would be left unchanged.",
+        ),
+        (
+            "test",
+            "14 doctests, 410 tests, 0 failures\n",
+            True,
+            "14 doctests, 410 tests, 0 failures",
+        ),
+        (
             "typecheck",
             "a.py:3: error: x\nFound 2 errors in 1 file (checked 3 source files)\n",
             False,
