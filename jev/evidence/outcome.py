@@ -65,7 +65,7 @@ _BUILD_PASS = re.compile(
     re.M,
 )
 _LINT_FAIL = re.compile(
-    rf"^Found {_N} errors?\b|\b{_N} problems? \({_N} errors?|\bwould reformat"
+    rf"^Found {_N} errors?\b|\b{_N} problems? \({_N} errors?|\bwould (?:be )?reformat"
     rf"|^Oh no! |\b{_N} issues?\b|^error: could not compile|^\S+:\d+:\d+: [A-Z]+\d+\b"
     r"|Your code has been rated at (?!10\.00)",
     re.M,
