@@ -455,7 +455,9 @@ class Auditor:
         )
         real_calls = 0 if reused[0] is not None else outcome.attempts
         reply = None
-        if outcome.verdict is not None and outcome.raw_replies:
+        if outcome.verdict is not None and outcome.raw_replies and outcome.evidence is None:
+            # An evidence verdict is not replayed on an identical re-stop: the turn's runs
+            # may have changed while the report did not; the step decides again.
             reply = outcome.raw_replies[-1]
         decide_ms = [0.0]  # for the log's decide and record steps (jev.log)
 

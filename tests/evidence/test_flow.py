@@ -214,3 +214,21 @@ def _state(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().split()[2]
     except OSError:
         return "Z"
+
+
+def test_an_identical_restop_after_a_green_rerun_is_not_blocked_again() -> None:
+    """The report stays the same, but the agent ran the tests again and they pass: the
+    re-stop within the duplicate window is decided from the new runs, not replayed."""
+    material = Material(
+        ("Fix the leap-year bug and run the tests.",),
+        ({"content": "Fix leap-year handling", "status": "completed"},),
+        "Fixed the leap-year check in `dates.py`. All 3 tests pass.",
+    )
+    red = Run("pytest -q", 1, "1 failed, 2 passed in 0.05s\n")
+    green = Run("pytest -q", 0, "3 passed in 0.04s\n")
+    with _auditor(Settings(enabled=True)) as auditor:
+        auditor.evidence = EvidenceInput(runs=(red,))
+        assert auditor.on_stop("s", "t", material).action == "supplement"
+        auditor.evidence = EvidenceInput(runs=(red, green))
+        again = auditor.on_stop("s", "t", material)
+    assert again.action == "finish", again
