@@ -11,7 +11,9 @@ on such a turn costs about one interpreter start-up (``bench/hook_fast_path.py``
 It is conservative: it answers True only when it is certain the full hook would stay
 silent, and False ("run the full hook") in every other case, including anything it
 does not understand. The full hook re-decides from scratch, so a False costs time,
-never correctness. Certainty rules:
+never correctness. :func:`skip_reason` says which rule decided, for Jev's log
+(:mod:`jev.log`, written by :mod:`jev.cli.hook_cmd` only when ``JEV_LOG`` is set).
+Certainty rules:
 
 * the adapter's :meth:`~jev.hosts.base.HostAdapter.fast_kind` says ``subagent-stop``
   (subagent stops are never audited, design.md §14; hosts.md (Claude Code)); a kind other than
