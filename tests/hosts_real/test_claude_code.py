@@ -292,7 +292,13 @@ def test_install_blocks_fixes_resumes_and_doctor(host_home: HostHome) -> None:
     verdicts = [[r["assessment"] for r in turn] for turn in by_turn.values()]
     assert len(verdicts) == 3, verdicts  # T3 made no record
     assert verdicts[0][-1] == "complete"
-    assert len(verdicts[1]) == 4 and verdicts[1][-1] != "complete"
+    errors = host_home.home / ".jev" / "hook-errors.jsonl"
+    detail = (
+        [(r["round"], r["status"], r["assessment"], r["reason"]) for r in rows],
+        t2.notices(),
+        errors.read_text() if errors.exists() else "",
+    )
+    assert len(verdicts[1]) == 4 and verdicts[1][-1] != "complete", detail
     assert verdicts[2] == ["needs-user"]
 
     doctor = host_home.jev("doctor", "--host", "claude-code", check=False)
