@@ -19,6 +19,7 @@ Pure and stdlib-only.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -26,7 +27,7 @@ from jev.domain import AuditOutcome, EvidenceNote, JudgeInfo, Numbering, Positio
 from jev.evidence.checks import CheckResult, failing_tail
 from jev.evidence.claims import admits_failure, find_claims
 from jev.evidence.outcome import read_outcome
-from jev.evidence.runs import Run, command_kinds
+from jev.evidence.runs import Run, command_kinds, same_check
 
 __all__ = [
     "EVIDENCE_PROVIDER",
@@ -35,11 +36,13 @@ __all__ = [
     "check_runs",
     "focus_for_check",
     "last_run_of",
+    "named_checks",
     "outcome_of",
     "recheck",
     "reply_text",
 ]
 
+_CODE = re.compile(r"`([^`\n]+)`")
 #: The judge name written to records for verdicts the evidence step decided.
 EVIDENCE_PROVIDER = "evidence"
 
@@ -60,10 +63,20 @@ class Finding:
     note: EvidenceNote
 
 
-def last_run_of(runs: Sequence[Run], kind: str) -> Run | None:
-    """The turn's last run whose command runs ``kind`` (``None``: no such run)."""
+def named_checks(text: str, kind: str) -> list[str]:
+    """The commands of ``kind`` a claim's text quotes as inline code (`` `pytest tests/api
+    -q` → 142 passed``): the claim is about those runs, not any run of its kind."""
+    return [c for c in _CODE.findall(text) if kind in command_kinds(c)]
+
+
+def last_run_of(runs: Sequence[Run], kind: str, named: Sequence[str] = ()) -> Run | None:
+    """The turn's last run whose command runs ``kind`` — and, when the claim quotes
+    commands (``named``), one of those (:func:`jev.evidence.runs.same_check`); ``None``
+    when there is no such run."""
     for run in reversed(runs):
-        if kind in command_kinds(run.command):
+        if kind in command_kinds(run.command) and (
+            not named or any(same_check(n, run.command) for n in named)
+        ):
             return run
     return None
 
@@ -82,7 +95,7 @@ def check_runs(numbering: Numbering, runs: Sequence[Run]) -> Finding | None:
     if not runs:
         return None
     for claim in find_claims(numbering):
-        run = last_run_of(runs, claim.kind)
+        run = last_run_of(runs, claim.kind, named_checks(claim.position.text, claim.kind))
         if run is None:
             continue
         outcome = read_outcome(run, claim.kind)

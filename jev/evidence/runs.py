@@ -25,6 +25,7 @@ __all__ = [
     "command_kinds",
     "is_compound",
     "run_from_json",
+    "same_check",
 ]
 
 #: The kinds of check a command can run, in the order claims name them.
@@ -194,11 +195,29 @@ _GOALS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: Options of the package managers that take a value (``pnpm --filter api test``).
+_VALUE_OPTIONS = frozenset({"--filter", "-F", "--prefix", "-C", "--dir", "--workspace", "-w"})
+
+
+def _plain_args(words: list[str]) -> list[str]:
+    """The non-option arguments after the program (a value option's value dropped)."""
+    out: list[str] = []
+    skip = False
+    for word in words[1:]:
+        if skip:
+            skip = False
+        elif word in _VALUE_OPTIONS:
+            skip = True
+        elif not word.startswith("-"):
+            out.append(word)
+    return out
+
+
 def _segment_kinds(words: list[str]) -> set[str]:
     if not words or any(w in _NOT_A_RUN for w in words[1:]):
         return set()
     prog = _program(words[0])
-    args = [w for w in words[1:] if not w.startswith("-")]
+    args = _plain_args(words)
     first = args[0].lower() if args else ""
     if prog in _PROGRAMS:
         return {_PROGRAMS[prog]}
@@ -230,6 +249,24 @@ def command_kinds(command: str) -> frozenset[str]:
     for words in _segments(command):
         kinds |= _segment_kinds(words)
     return frozenset(kinds)
+
+
+def _signature(words: list[str]) -> tuple[str, frozenset[str]]:
+    return _program(words[0]), frozenset(
+        w.replace("\\", "/") for w in words[1:] if not w.startswith("-")
+    )
+
+
+def same_check(named: str, command: str) -> bool:
+    """Whether ``command`` (a run) runs the check ``named`` (a command a report quotes,
+    such as ``pytest tests/orders -q``): one of its simple commands has the same program
+    and non-option arguments that contain the quoted ones — the same run or a narrower
+    one, whose failure is a failure of the quoted command too (``cargo test`` covers
+    ``cargo test -p tokenizer``; ``pytest tests/orders`` is not ``pytest`` of the whole
+    suite, nor ``pytest tests/api``), options and wrappers aside."""
+    wanted = [_signature(w) for w in _segments(named) if _segment_kinds(w)]
+    have = [_signature(w) for w in _segments(command) if _segment_kinds(w)]
+    return bool(wanted) and all(any(p == q and a <= b for q, b in have) for p, a in wanted)
 
 
 def is_compound(command: str) -> bool:

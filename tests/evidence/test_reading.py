@@ -246,3 +246,24 @@ def test_the_last_matching_run_decides() -> None:
 def test_an_honest_failure_report_is_no_contradiction() -> None:
     numbering = _numbering("I ran the tests: 1 failed, 2 passed. The failure is in test_x.")
     assert check_runs(numbering, [RED]) is None  # type: ignore[arg-type]
+
+
+def test_a_claim_that_quotes_its_command_is_matched_with_that_command() -> None:
+    from jev.evidence.finding import named_checks
+    from jev.evidence.runs import same_check
+
+    text = "`pytest tests/orders -q` → 48 passed; `ruff check .` is clean."
+    assert named_checks(text, "test") == ["pytest tests/orders -q"]
+    assert named_checks(text, "lint") == ["ruff check ."]
+    assert same_check("pytest tests/orders -q", "cd api && python -m pytest tests/orders | tail")
+    assert same_check("cargo test", "cargo test -p tokenizer")
+    assert same_check(r".\gradlew.bat test", "./gradlew test")
+    assert not same_check("pytest tests/api", "pytest tests/orders")
+    assert not same_check("pnpm --filter api test", "pnpm --filter web test")
+    numbering = _numbering("`pytest tests/orders -q` → 48 passed.")
+    green = Run("pytest tests/orders -q", 0, "48 passed in 3.0s\n")
+    other_red = Run("pytest tests/payments -q", 1, "1 failed, 30 passed in 2.2s\n")
+    assert check_runs(numbering, [green, other_red]) is None  # type: ignore[arg-type]
+    assert check_runs(numbering, [other_red, RED]) is None  # type: ignore[arg-type]
+    own_red = Run("pytest tests/orders -q", 1, "1 failed, 47 passed in 3.1s\n")
+    assert check_runs(numbering, [own_red, other_red]) is not None  # type: ignore[arg-type]
