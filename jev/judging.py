@@ -210,14 +210,19 @@ def run_audit(
 
 def _logged_ask(judge: Judge, asked: JudgeInput, attempts: Attempts) -> JudgeAnswer:
     """``judge.ask`` with one ``judge`` line in Jev's log (:mod:`jev.log`): provider,
-    model, call number, milliseconds and outcome — ``answered`` (with the reply's
-    length in characters) or ``failed`` (the error's kind, class and HTTP status);
-    never the input, the reply or an error message. Raises what ``judge.ask`` raises."""
+    model, call number (a retry with ``retry_for``: the previous call's error kind,
+    e.g. ``reply-malformed``), milliseconds and outcome — ``answered`` (with the
+    reply's length in characters) or ``failed`` (the error's kind, class and HTTP
+    status); never the input, the reply or an error message. Raises what
+    ``judge.ask`` raises."""
     info = judge.info
+    last = attempts.last_error
     fields: dict[str, Any] = {
         "provider": info.provider,
         "model": info.model or None,
         "call": attempts.calls,
+        # a technical retry says what the previous call's problem was (its kind only)
+        "retry_for": last.kind if attempts.calls > 1 and last is not None else None,
     }
     started = time.perf_counter()
     try:

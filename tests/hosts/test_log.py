@@ -289,3 +289,25 @@ def test_a_failed_judge_call_names_its_kind_not_its_message(jev_home: Path) -> N
     assert stop["outcome"] == "incomplete" and stop["attempts"] == "1"
     text = (jev_home / "logs" / "jev.log").read_text(encoding="utf-8")
     assert "127.0.0.1" not in text and "qqqqqqqqqqqq" not in text
+
+
+def test_a_technical_retry_names_the_previous_calls_problem(
+    jev_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jev.domain import Material
+    from jev.judges.scripted import ScriptedJudge
+    from jev.judging import run_audit
+    from jev.settings import load_settings
+
+    monkeypatch.setenv("JEV_LOG", "info")
+    material = Material(
+        ("Write the docs.",), [{"content": "Write docs", "status": "completed"}], "Done.", True
+    )
+    judge = ScriptedJudge(["not json at all", '{"assessment": "complete", "focus": "none"}'])
+    outcome = run_audit(material, load_settings(None), judge, sleep=lambda _s: None)
+    assert outcome.status == "verdict" and outcome.attempts == 2
+    calls = [line for line in _lines(jev_home) if line["event"] == "judge"]
+    assert [c["call"] for c in calls] == ["1", "2"]
+    assert "retry_for" not in calls[0] and calls[1]["retry_for"].startswith("reply-")
+    assert all(c["outcome"] == "answered" and c["provider"] == "scripted" for c in calls)
+    assert "not json" not in (jev_home / "logs" / "jev.log").read_text(encoding="utf-8")
