@@ -34,6 +34,7 @@ __all__ = [
     "Finding",
     "check_finding",
     "check_runs",
+    "counts_agree",
     "focus_for_check",
     "last_run_of",
     "named_checks",
@@ -101,6 +102,8 @@ def check_runs(numbering: Numbering, runs: Sequence[Run]) -> Finding | None:
         outcome = read_outcome(run, claim.kind)
         if outcome is None or outcome.passed or admits_failure(numbering, claim.kind):
             continue
+        if not counts_agree(claim.phrase, outcome.line):
+            continue
         rule = f"{claim.kind}-claim-vs-last-run"
         note = EvidenceNote("run", rule, run.command, run.exit_code, outcome.line)
         return Finding("contradiction", claim.position, note)
@@ -118,6 +121,26 @@ def focus_for_check(numbering: Numbering) -> Position:
         if found:
             return found[-1] if found is not request else found[0]
     return numbering.positions[0]
+
+
+_COUNT = re.compile(r"(\d[\d,]*)\s*(passed|passing|failed|failing|failures?|errors?|total)\b")
+_NUMBER = re.compile(r"\d[\d,]*")
+
+
+def counts_agree(phrase: str, line: str) -> bool:
+    """Whether a claim's numbers can be about the run whose summary ``line`` is quoted:
+    a claim without a number (other than 0), or a line without counts, always can; else
+    one of the claim's numbers must be the run's passed count or its total ("12 passed"
+    against ``1 failed, 11 passed``: the same 12 tests; against ``2 failed, 88 passed``:
+    another run, so no contradiction is read from it)."""
+    claimed = {int(n.replace(",", "")) for n in _NUMBER.findall(phrase)} - {0}
+    counts = [(int(n.replace(",", "")), word) for n, word in _COUNT.findall(line)]
+    if not claimed or not counts:
+        return True
+    passed = sum(n for n, word in counts if word in ("passed", "passing"))
+    totals = [n for n, word in counts if word == "total"]
+    total = totals[-1] if totals else sum(n for n, _ in counts)
+    return bool(claimed & {passed, total})
 
 
 def check_finding(numbering: Numbering, results: Sequence[CheckResult]) -> Finding | None:

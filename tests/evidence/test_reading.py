@@ -267,3 +267,14 @@ def test_a_claim_that_quotes_its_command_is_matched_with_that_command() -> None:
     assert check_runs(numbering, [other_red, RED]) is None  # type: ignore[arg-type]
     own_red = Run("pytest tests/orders -q", 1, "1 failed, 47 passed in 3.1s\n")
     assert check_runs(numbering, [own_red, other_red]) is not None  # type: ignore[arg-type]
+
+
+def test_a_count_claim_is_read_against_a_run_of_the_same_tests_only() -> None:
+    from jev.evidence.finding import counts_agree
+
+    assert counts_agree("12 passed", "1 failed, 11 passed in 0.2s")
+    assert not counts_agree("12 passed", "2 failed, 88 passed")
+    assert counts_agree("All 3 tests pass", "1 failed, 2 passed in 0.03s")
+    assert counts_agree("0 failures", "test result: FAILED. 8 passed; 1 failed;")
+    assert counts_agree("15 passed", "Tests: 1 failed, 14 passed, 15 total")
+    assert counts_agree("All tests pass", "anything")
