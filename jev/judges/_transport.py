@@ -21,11 +21,11 @@ whatever ``judge.timeout_s`` says. :class:`ResolvingTransport` is the public sea
    tried only when the TCP connection failed; a TLS failure (bad certificate) ends
    the request at once.
 
-Behind an HTTP proxy from the environment (``HTTP_PROXY``/``HTTPS_PROXY``/
-``ALL_PROXY``/``NO_PROXY``, read as httpx reads them, :func:`environment_mounts`) the
-proxy's host name is the one resolved and pinned (the proxy resolves the judge's
-host); an ``https://`` or ``socks5://`` proxy named by host name is connected to
-without pinning (TLS to a proxy has no SNI seam in httpx).
+Behind a proxy from the environment (``HTTP_PROXY``/``HTTPS_PROXY``/``ALL_PROXY``/
+``NO_PROXY``, read as httpx reads them, :func:`environment_mounts`) the proxy's host
+name is the one resolved and pinned (the proxy resolves the judge's host) for
+``http://`` and ``socks5(h)://`` proxies; an ``https://`` proxy named by host name is
+connected to without pinning (TLS to a proxy has no SNI seam in httpx).
 
 The resolver is injectable (``resolver=``, ``socket.getaddrinfo``'s signature), so
 tests simulate a hanging or failing resolver through this seam instead of patching
@@ -50,6 +50,8 @@ __all__ = ["Resolver", "ResolvingTransport", "environment_mounts", "resolve"]
 #: ``socket.getaddrinfo``'s shape: ``(host, port, family=0, type=0, ...) -> [(family,
 #: type, proto, canonname, sockaddr), ...]``.
 Resolver = Callable[..., list[tuple[Any, ...]]]
+#: Proxy schemes whose host is resolved and pinned (no TLS to the proxy itself).
+_PINNED_PROXY_SCHEMES = frozenset({"http", "socks5", "socks5h"})
 
 
 def resolve(
@@ -159,7 +161,7 @@ class ResolvingTransport(httpx.BaseTransport):
             scheme = request.url.scheme
         else:
             host, port, scheme = self._proxy.host, self._proxy.port, self._proxy.scheme
-            if scheme != "http":  # no SNI seam for TLS to a proxy: left unpinned
+            if scheme not in _PINNED_PROXY_SCHEMES:  # no SNI seam for TLS to a proxy
                 return self._direct.handle_request(request)
         if not host or _is_ip(host):
             return self._direct.handle_request(request)

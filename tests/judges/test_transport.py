@@ -252,3 +252,13 @@ def test_environment_proxies_are_read_as_httpx_reads_them(
 class _Named(httpx.BaseTransport):
     def __init__(self, url: str) -> None:
         self.url = url
+
+
+def test_socks_proxy_host_is_resolved_and_pinned(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("socksio")  # httpx's SOCKS support (its `socks` extra)
+    resolver = _Resolver({"proxy.test": ["127.0.0.2"]})  # 127.0.0.2 refuses: no proxy runs
+    monkeypatch.setenv("ALL_PROXY", "socks5://proxy.test:1080")
+    with pytest.raises(TransportError) as info:
+        _poster(resolver).post("http://judge.invalid/v1/x", {}, {})
+    assert info.value.kind == "connection"
+    assert resolver.asked == [("proxy.test", 1080)]
