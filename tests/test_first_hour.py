@@ -73,12 +73,17 @@ def test_local_scope_adds_the_file_to_gitignore_once(
     assert "added .claude/settings.local.json to" in out
     lines = (repo / ".gitignore").read_text(encoding="utf-8").splitlines()
     assert lines == ["node_modules/", ".claude/settings.local.json"]
-    # Uninstall and install again: the file is created again, the line is not doubled.
+    # Uninstall takes back the file and the line Jev added (issue 23 item 4).
     assert main(["uninstall", "claude-code", "--scope", "local"]) == 0
     assert not (repo / ".claude" / "settings.local.json").exists()  # Jev created it
+    assert (repo / ".gitignore").read_text(encoding="utf-8") == "node_modules/\n"
+    # A line the user has already: not doubled, and left in place by uninstall.
+    (repo / ".gitignore").write_text("/.claude/settings.local.json\n", encoding="utf-8")
+    capsys.readouterr()
     assert main(["install", "claude-code", "--scope", "local"]) == 0
     assert "already ignores" in capsys.readouterr().out
-    assert (repo / ".gitignore").read_text(encoding="utf-8").count("settings.local.json") == 1
+    assert main(["uninstall", "claude-code", "--scope", "local"]) == 0
+    assert (repo / ".gitignore").read_text(encoding="utf-8") == "/.claude/settings.local.json\n"
 
 
 def test_local_scope_outside_git_says_it_left_gitignore_alone(
@@ -668,3 +673,19 @@ def test_doctor_checks_the_key_of_the_hook_profiles_judge(
     assert any("profile paid" in p and "JEV_FH_KEY" in p for p in report["problems"])
     monkeypatch.setenv("JEV_FH_KEY", "sk-test")
     assert _doctor_json(capsys, "--host", "claude-code")[0] == 0
+
+
+def test_local_scope_uninstall_takes_back_its_gitignore_line(
+    fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = fake_home / "app"
+    (repo / ".git").mkdir(parents=True)
+    monkeypatch.chdir(repo)
+    assert main(["install", "claude-code", "--scope", "local"]) == 0
+    assert (repo / ".gitignore").read_text(encoding="utf-8") == ".claude/settings.local.json\n"
+    assert main(["uninstall", "claude-code", "--scope", "local"]) == 0
+    assert sorted(p.name for p in repo.iterdir()) == [".git"]  # nothing Jev made is left
+    (repo / ".gitignore").write_text("node_modules/\n", encoding="utf-8")  # the user's own
+    assert main(["install", "claude-code", "--scope", "local"]) == 0
+    assert main(["uninstall", "claude-code", "--scope", "local"]) == 0
+    assert (repo / ".gitignore").read_text(encoding="utf-8") == "node_modules/\n"

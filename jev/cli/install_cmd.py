@@ -22,7 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jev.errors import UsageError
-from jev.hosts.install import apply_plan, ignore_local_settings, installable_hosts
+from jev.hosts.install import (
+    apply_plan,
+    ignore_local_settings,
+    installable_hosts,
+    unignore_local_settings,
+)
 from jev.hosts.install_all import plan_install_all, plan_uninstall_all
 from jev.hosts.registry import adapter
 from jev.judges import judge_names
@@ -193,6 +198,10 @@ def run(args: argparse.Namespace) -> int:
             out.write(note + "\n")
     if _creates_local(args, plans[0]):
         out.write(ignore_local_settings(plans[0].path.parent.parent) + "\n")
+    if args.command == "uninstall" and args.scope == "local" and not plans[0].path.exists():
+        said = unignore_local_settings(plans[0].path.parent.parent)
+        if said:
+            out.write(said + "\n")
     if args.command == "install" and args.enable:
         settings = set_value(profile, "enabled", "true")
         out.write(f"profile {settings.profile}: enabled = true\n")

@@ -218,11 +218,13 @@ def _verify(path: Path, text: str, expected: dict[str, Any]) -> None:
 class Ledger:
     """``<jev_home>/installed.json``: what Jev added to the host files, per file.
 
-    Shape: ``{"files": {path: [[key, …], …]}, "created": {path: []}, "folders": {"all":
-    [folder, …]}, "backups": {path: [backup, …]}}``: the settings Jev added; the files Jev
-    created (and the folders it created for them), which ``jev uninstall`` deletes again when
-    nothing but Jev's entries was in them; the backups Jev wrote, deleted again when an
-    uninstall brings the file back to exactly a backup's text (issue 23 item 4). Written
+    Shape: ``{"files": {path: [[key, …], …]}, "created": {path: []}, "folders":
+    {"all": [folder, …]}, "backups": {path: [backup, …]}, "ignores": {gitignore:
+    [created]}}``: the settings Jev added; the files Jev created (and the folders it
+    created for them), which ``jev uninstall`` deletes again when nothing but Jev's
+    entries was in them; the backups Jev wrote, deleted again when an uninstall brings
+    the file back to exactly a backup's text; the ``.gitignore`` line of a ``local``
+    install (issue 23 item 4). Written
     atomically; a missing or unreadable ledger is empty (Jev then removes nothing it
     cannot prove it added).
     """
@@ -323,6 +325,32 @@ class Ledger:
         """
         data = self._data()
         data.setdefault("backups", {}).setdefault(str(config.absolute()), []).append(str(backup))
+        self._write(data)
+
+    def ignore(self, gitignore: Path) -> bool | None:
+        """Whether Jev created ``gitignore`` when it added the local-settings line
+        (``None``: Jev added no line there)."""
+        entry = self._data().get("ignores", {}).get(str(gitignore.absolute()))
+        return None if entry is None else bool(entry[0]) if entry else False
+
+    def note_ignore(self, gitignore: Path, *, created: bool) -> None:
+        """Remember that Jev added the local-settings line to ``gitignore``.
+
+        Raises:
+            OSError: the ledger cannot be written.
+        """
+        data = self._data()
+        data.setdefault("ignores", {})[str(gitignore.absolute())] = [created]
+        self._write(data)
+
+    def forget_ignore(self, gitignore: Path) -> None:
+        """Forget the line Jev added to ``gitignore`` (it was taken back).
+
+        Raises:
+            OSError: the ledger cannot be written.
+        """
+        data = self._data()
+        data.get("ignores", {}).pop(str(gitignore.absolute()), None)
         self._write(data)
 
     def forget(self, config: Path, *, created: bool, backups: list[Path]) -> None:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from jev.attempts import MAX_RETRY_WAIT_S
 from jev.errors import UsageError
+from jev.files import write_atomic
 from jev.hosts.config_edit import Ledger, json_set, json_unset, note_setting, show_setting
 from jev.hosts.hook_commands import (
     COMMAND_FIELDS,
@@ -72,6 +73,7 @@ __all__ = [
     "plan_uninstall",
     "project_root",
     "todo_settings",
+    "unignore_local_settings",
 ]
 
 
@@ -209,14 +211,53 @@ def ignore_local_settings(project: Path, *, dry_run: bool = False) -> str:
     if dry_run:
         return f"dry run: would add {_LOCAL_IGNORE} to {gitignore}."
     sep = "" if not text or text.endswith("\n") else "\n"
+    existed = gitignore.exists()
     try:
         with gitignore.open("a", encoding="utf-8") as handle:
             handle.write(f"{sep}{_LOCAL_IGNORE}\n")
+        Ledger().note_ignore(gitignore, created=not existed)
     except OSError as exc:
         raise UsageError(
             f"cannot write {gitignore}: {exc.strerror or exc}; add {_LOCAL_IGNORE} by hand."
         ) from None
     return f"added {_LOCAL_IGNORE} to {gitignore}."
+
+
+def unignore_local_settings(project: Path) -> str:
+    """Take back the ``.gitignore`` line :func:`ignore_local_settings` added, once
+    ``jev uninstall`` removed the ``settings.local.json`` Jev created (issue 23 item 4):
+    the line goes, and a ``.gitignore`` Jev created is deleted when nothing else is in
+    it. A line the user had, or a file the user changed around it, stays.
+
+    Returns:
+        One line for the user ("" when Jev had added nothing).
+
+    Raises:
+        UsageError: ``.gitignore`` cannot be read or written.
+    """
+    gitignore = project / ".gitignore"
+    ledger = Ledger()
+    created = ledger.ignore(gitignore)
+    if created is None:
+        return ""
+    try:
+        text = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
+        lines = text.splitlines(keepends=True)
+        kept = [line for line in lines if line.rstrip("\r\n") != _LOCAL_IGNORE]
+        if created and not "".join(kept).strip():
+            gitignore.unlink(missing_ok=True)
+            said = f"removed {gitignore} (Jev had created it for {_LOCAL_IGNORE})."
+        elif len(kept) < len(lines):
+            write_atomic(gitignore, "".join(kept).encode("utf-8"))
+            said = f"removed {_LOCAL_IGNORE} from {gitignore}."
+        else:
+            said = ""
+        ledger.forget_ignore(gitignore)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(
+            f"cannot update {gitignore}: {exc}; remove the line {_LOCAL_IGNORE} by hand."
+        ) from None
+    return said
 
 
 def hook_timeout_s(profile: str | None = None) -> int:
