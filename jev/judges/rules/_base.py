@@ -236,12 +236,35 @@ def _open_marked(text: str) -> bool:
     return False
 
 
-#: "14/15", "5 of 7" (not "phase 1 of 3", "step 2 of 4": a position, not a count done).
-_FRACTION = re.compile(
-    r"(?<![\d.])(?<!phase )(?<!stage )(?<!step )(?<!part )(?<!round )(?<!batch )(?<!page )"
-    r"(\d{1,6})\s*(?:/|\bof\b|\bout of\b)\s*(\d{1,6})(?![\d.])",
-    re.I,
+_FRACTION_RX = re.compile(
+    r"(?<![\d.])(\d{1,6})\s*(?:/|\bof\b|\bout of\b)\s*(\d{1,6})(?![\d.])", re.I
 )
+#: The word before "N of M" when it is a position, not a count done: a singular noun
+#: ("step 2 of 4", "digit 1 of 6", "slot 2 of 8", "第 2/5"); a plural, a verb or an
+#: adverb before it ("tests 14/15", "moved 5 of 7", "only 3 of 4") makes it a count.
+_INDEX_BEFORE = re.compile(r"(?:\b([A-Za-z]{3,})|(第))\s*$")
+_COUNT_WORDS = _W.words("count_before")
+
+
+class _Fractions:
+    """``finditer`` over the counts done of a text ("14/15", "5 of 7"), without the
+    positions ("phase 1 of 3", "digit 1 of 6"): :data:`_INDEX_BEFORE`."""
+
+    @staticmethod
+    def finditer(text: str) -> Iterator[re.Match[str]]:
+        for m in _FRACTION_RX.finditer(text):
+            before = _INDEX_BEFORE.search(text, max(0, m.start() - 24), m.start())
+            if before is not None:
+                word = (before.group(1) or "").lower()
+                if before.group(2) or not (
+                    word in _COUNT_WORDS or word.endswith(("s", "ed", "en", "ly"))
+                ):
+                    continue
+            yield m
+
+
+#: "14/15", "5 of 7" (not "phase 1 of 3", "digit 1 of 6": a position, not a count done).
+_FRACTION = _Fractions()
 
 #: The request only wants a report, not a fix.
 _REPORT_ONLY = _W.rx("report_only")

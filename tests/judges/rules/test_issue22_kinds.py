@@ -14,7 +14,7 @@ from tests.judges.rules.helpers import P, judged, turn
 QUIET = [
     P(
         "Render the seat map so every seat slot shows its label.",
-        "All seat slots render with labels now; `npm test -- seatmap` → 14 passed.",
+        "All 8 seat slots now render with labels; `npm test -- seatmap` → 14 passed.",
         [
             ("Handle slot 2 of 8 in the seat map renderer", "completed"),
             ("Snapshot tests for the seat map", "completed"),
