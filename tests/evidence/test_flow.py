@@ -232,3 +232,47 @@ def test_an_identical_restop_after_a_green_rerun_is_not_blocked_again() -> None:
         auditor.evidence = EvidenceInput(runs=(red, green))
         again = auditor.on_stop("s", "t", material)
     assert again.action == "finish", again
+
+
+@pytest.mark.parametrize(
+    ("change", "enabled"),
+    [({"permission_mode": "plan"}, True), ({"agent_id": "sub-1"}, True), ({}, False)],
+)
+def test_checks_never_run_on_a_plan_or_subagent_stop_or_a_disabled_profile(
+    tmp_path: Path, change: dict[str, Any], enabled: bool
+) -> None:
+    marker = tmp_path / "ran"
+    command = f"{sys.executable} -c \"open({str(marker)!r}, 'w').write('x')\""
+    save_settings("ev", {"enabled": enabled, "evidence.checks": [command]})
+    sim = session(tmp_path / "s", passing=True)
+    payload = {
+        "session_id": sim.session_id,
+        "transcript_path": str(sim.transcript),
+        "cwd": str(tmp_path),
+        "hook_event_name": "SubagentStop" if "agent_id" in change else "Stop",
+        "permission_mode": "default",
+        "stop_hook_active": False,
+        **change,
+    }
+    result = run_stop_hook("claude-code", json.dumps(payload), profile="ev")
+    assert result.exit_code == 0, result.stderr
+    assert not marker.exists()
+
+
+@pytest.mark.slow
+def test_checks_run_on_a_root_stop_in_the_hooks_folder(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    command = f"{sys.executable} -c \"open('ran', 'w').write('x')\""
+    save_settings("ev", {"enabled": True, "evidence.checks": [command]})
+    sim = session(tmp_path / "s", passing=True)
+    payload = {
+        "session_id": sim.session_id,
+        "transcript_path": str(sim.transcript),
+        "cwd": str(tmp_path),
+        "hook_event_name": "Stop",
+        "permission_mode": "default",
+        "stop_hook_active": False,
+    }
+    result = run_stop_hook("claude-code", json.dumps(payload), profile="ev")
+    assert result.exit_code == 0, result.stderr
+    assert marker.exists()  # ran in the hook's cwd, after a complete verdict
