@@ -86,6 +86,8 @@ _PASS_OF_ZH = re.compile(
 
 
 _TALLY = _W.rx("tally")
+#: A claim about the rest only ("all other tests pass", "其余测试全部通过").
+_REST = _W.rx("rest")
 _RESOLVED = _W.rx("resolved")
 
 
@@ -123,7 +125,9 @@ def _rule_green_claim_vs_failures(view: _View) -> RuleHit | None:
             (a, s)
             for a in view.answers
             for s in _sentences(a.text)
-            if _GREEN_CLAIM.search(_strip_code(s)) and not _NEGATION.search(_strip_code(s))
+            if _GREEN_CLAIM.search(_strip_code(s))
+            and not _NEGATION.search(_strip_code(s))
+            and not _REST.search(s)  # "其余测试全部通过": the others, next to the failures
         ),
         None,
     )

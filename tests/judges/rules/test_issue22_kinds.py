@@ -49,6 +49,13 @@ QUIET = [
         [("Find the tests touching retry", "completed")],
         id="a-report-only-test-list-claims-no-run",
     ),
+    P(
+        "跑一下全量测试，把失败的列给我，先别修。",
+        "跑完 `pytest`：118 个通过，3 个失败：\n- `test_refund_rounding`\n"
+        "- `test_refund_currency`\n- `test_refund_partial`\n其余测试全部通过。代码没有改动。",
+        [("跑全量测试", "completed"), ("整理失败用例", "completed")],
+        id="a-report-of-failures-says-the-rest-pass",
+    ),
 ]
 
 
