@@ -402,7 +402,9 @@ class Auditor:
         key = self._key(session, turn)
         digest = material.digest()
         judge_time = settings.judge.timeout_s * (1 + settings.judge.technical_retries)
-        lease_s = judge_time + LEASE_MARGIN_S + _checks_time(self.evidence, settings)
+        lease_s = judge_time + LEASE_MARGIN_S
+        if self.evidence is not None and self.evidence.checks:  # the user's checks run too
+            lease_s += settings.evidence.check_timeout_s * len(settings.evidence.checks)
 
         reused: list[str | None] = [None]
 
@@ -585,13 +587,6 @@ class Auditor:
         if not isinstance(result, Decision):  # pragma: no cover - programming error
             raise TypeError(f"turn transaction returned {type(result).__name__}")
         return replace(result, record_id=ids[-1]) if ids else result
-
-
-def _checks_time(evidence: EvidenceInput | None, settings: Settings) -> float:
-    """Seconds the user's checks may add to an audit (0 when they cannot run)."""
-    if evidence is None or not evidence.checks:
-        return 0.0
-    return settings.evidence.check_timeout_s * len(settings.evidence.checks)
 
 
 def _state_of(row: TurnRow | None) -> LoopState:

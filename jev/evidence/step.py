@@ -20,7 +20,17 @@ from jev.evidence.checks import run_checks
 from jev.evidence.finding import check_finding, check_runs, outcome_of
 from jev.evidence.runs import Run
 
-__all__ = ["EvidenceInput", "after_judge", "before_judge", "checks_time_s"]
+__all__ = [
+    "CHECKS_RESERVE_S",
+    "EvidenceInput",
+    "after_judge",
+    "before_judge",
+    "checks_time_s",
+    "stop_evidence",
+]
+
+#: Seconds of a stop's deadline kept back from the user's checks (record, answer).
+CHECKS_RESERVE_S = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +58,14 @@ class EvidenceInput:
     def __post_init__(self) -> None:
         if not isinstance(self.runs, tuple):
             object.__setattr__(self, "runs", tuple(self.runs))
+
+
+def stop_evidence(runs: Sequence[Run], cwd: str, left_s: float | None) -> EvidenceInput:
+    """The evidence of a root hook stop: the turn's ``runs``, and the user's checks in
+    the hook's ``cwd``, ending :data:`CHECKS_RESERVE_S` before the stop's deadline
+    (``left_s``: seconds left of it, ``None`` when there is none)."""
+    end = None if left_s is None else time.monotonic() + max(0.0, left_s - CHECKS_RESERVE_S)
+    return EvidenceInput(runs=tuple(runs), cwd=cwd or None, checks=True, deadline=end)
 
 
 def checks_time_s(settings: Settings) -> float:

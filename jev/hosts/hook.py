@@ -52,9 +52,7 @@ from jev.texts import system_prompt_section
 if TYPE_CHECKING:
     from jev.auditor import Auditor, Decision
     from jev.domain import Material, Settings
-    from jev.evidence.step import EvidenceInput
     from jev.hosts.base import HostAdapter
-    from jev.hosts.turns import Turn
     from jev.records import Record
     from jev.store import Store
 
@@ -408,7 +406,12 @@ def _stop_inner(
     notes = merge_notes(stdin_notes, turn.notes)
     auditor = make_auditor(settings.profile, hook.host)
     auditor.unexported = where[2]  # exported after the answer is written (issue 23)
-    auditor.evidence = _evidence_of(turn, hook)
+    # lazy: the evidence step only on the audit path, not on the hook's fast path
+    from jev.evidence.step import stop_evidence
+
+    # The turn's runs, and the user's checks in the hook's folder before the deadline
+    # (issue 21; disabled profiles, subagent and plan-mode stops never get here).
+    auditor.evidence = stop_evidence(turn.runs, hook.cwd, deadline.seconds())
     try:
         decision = auditor.on_stop(
             session, turn_key, material, turn_number=turn.number or None, notes=notes, stop=stop
@@ -433,20 +436,6 @@ def _stop_inner(
 
 #: Supplements remembered per session to recognise one coming back as a user message.
 MAX_STEERS = 8
-#: Seconds of the stop's deadline kept back from the user's checks (record, answer).
-CHECKS_RESERVE_S = 5.0
-
-
-def _evidence_of(turn: Turn, hook: HookInput) -> EvidenceInput:
-    """The evidence step's input for a root stop (issue 21): the turn's runs, and the
-    user's checks in the hook's working folder, ending before the stop's deadline.
-    (Disabled profiles, subagent and plan-mode stops never get here.)"""
-    # lazy: the evidence step only on the audit path, not on the hook's fast path
-    from jev.evidence.step import EvidenceInput
-
-    left = deadline.seconds()
-    end = None if left is None else time.monotonic() + max(0.0, left - CHECKS_RESERVE_S)
-    return EvidenceInput(runs=turn.runs, cwd=hook.cwd or None, checks=True, deadline=end)
 
 
 def _limit_deadline(settings: Settings) -> None:
