@@ -1,5 +1,7 @@
-"""Shared parts of the rules judge: word-list loading, gates, the per-material view and
-token helpers (design.md §5, §13). Every rule family module imports from here."""
+"""Shared parts of the rules judge: the per-material view (with the answer's filler
+left out), shared vocabulary and token helpers (design.md §5, §13); the word-list
+machinery lives in ``_words`` and is re-exported here. Every rule family module imports
+from here."""
 
 from __future__ import annotations
 
@@ -7,184 +9,21 @@ import bisect
 import functools
 import json
 import re
-import sys
-import tomllib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from importlib import resources
-from typing import Any, cast
 
 from jev.domain import Numbering, Position
+from jev.judges.rules._words import _I as _I
+from jev.judges.rules._words import LazyRx as LazyRx
+from jev.judges.rules._words import Rx as Rx
+from jev.judges.rules._words import _AnyGate as _AnyGate
+from jev.judges.rules._words import _Gate as _Gate
+from jev.judges.rules._words import _lower as _lower
+from jev.judges.rules._words import _rx as _rx
+from jev.judges.rules._words import _Words as _Words
 from jev.positions import sentences as _sentences
 
-
-class _Words:
-    """The word lists of one rule family: ``<family>.toml`` next to its module (design.md §13).
-
-    Each entry is a TOML table with ``en`` and ``zh`` lists of regular-expression
-    alternatives (joined with ``|``, English first; either may be absent), optional
-    ``anchors`` (literal lower-case strings, one of which every match contains: a cheap
-    pre-check before the regex) and optional ``case_sensitive`` (default ``false``).
-    Dotted keys address nested tables (``"topics.tests"``). The files ship inside the
-    package; a missing key raises ``KeyError`` at import, a bad pattern ``re.error`` at
-    its first use (each pattern is compiled lazily, see :class:`LazyRx`; a test compiles
-    every entry).
-    """
-
-    __slots__ = ("_data", "family")
-
-    def __init__(self, family: str) -> None:
-        self.family = family
-        text = resources.files(__package__).joinpath(f"{family}.toml").read_text(encoding="utf-8")
-        self._data: dict[str, Any] = tomllib.loads(text)
-
-    def _entry(self, key: str) -> dict[str, Any]:
-        entry: Any = self._data
-        for part in key.split("."):
-            entry = entry[part]
-        return cast("dict[str, Any]", entry)
-
-    def keys(self, key: str) -> list[str]:
-        """The names of the sub-tables under ``key``, in file order."""
-        return list(self._entry(key))
-
-    def pattern(self, key: str, verbs: str | None = None) -> str:
-        """The regex source of ``key``; ``verbs`` replaces each ``{verbs}`` in it."""
-        entry = self._entry(key)
-        text = "|".join([*entry.get("en", ()), *entry.get("zh", ())])
-        return text if verbs is None else text.replace("{verbs}", verbs)
-
-    def rx(self, key: str, verbs: str | None = None) -> LazyRx:
-        """The regex of ``key``, compiled at its first use (case-insensitive unless
-        ``case_sensitive``)."""
-        flags = 0 if self._entry(key).get("case_sensitive") else _I
-        return LazyRx(self.pattern(key, verbs), flags)
-
-    def gate(self, key: str, verbs: str | None = None) -> _Gate:
-        """The regex of ``key`` behind its ``anchors`` pre-check."""
-        return _Gate(self.rx(key, verbs), tuple(self._entry(key)["anchors"]))
-
-    def rx_table(self, key: str) -> dict[str, LazyRx]:
-        """``{name: regex}`` for each sub-table of ``key``."""
-        return {name: self.rx(f"{key}.{name}") for name in self.keys(key)}
-
-    def anchors_table(self, key: str) -> dict[str, tuple[str, ...]]:
-        """``{name: anchors}`` for each sub-table of ``key``."""
-        return {name: tuple(self._entry(f"{key}.{name}")["anchors"]) for name in self.keys(key)}
-
-    def text(self, key: str, field: str) -> str:
-        """The plain string ``field`` of entry ``key`` (e.g. a pattern kept whole)."""
-        return str(self._entry(key)[field])
-
-    def anchors(self, key: str) -> tuple[str, ...]:
-        """The ``anchors`` of ``key``."""
-        return tuple(self._entry(key)["anchors"])
-
-    def words(self, key: str) -> frozenset[str]:
-        """The plain word list ``words`` of ``key``."""
-        return frozenset(self._entry(key)["words"])
-
-
-class LazyRx:
-    """A regular expression compiled at its first use, with the methods of
-    :class:`re.Pattern` the rule families call (same arguments, same results).
-
-    The word lists give the rules judge about 150 patterns, most of them long
-    alternations; compiling them all when the judge is imported took ~85 ms of every
-    ``jev audit`` (about 15 % of its wall time, bench/cli_latency.py), while one audit
-    searches with a quarter of them (19–48 of 165 on the labelled turns). A bad pattern
-    raises ``re.error`` at its first use.
-    """
-
-    __slots__ = ("_compiled", "flags", "pattern")
-
-    def __init__(self, pattern: str, flags: int = 0) -> None:
-        self.pattern = pattern
-        self.flags = flags
-        self._compiled: re.Pattern[str] | None = None
-
-    def compiled(self) -> re.Pattern[str]:
-        """The compiled pattern (compiled once, on the first call)."""
-        rx = self._compiled
-        if rx is None:
-            rx = self._compiled = re.compile(self.pattern, self.flags)
-        return rx
-
-    def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
-        """As :meth:`re.Pattern.search`."""
-        return (self._compiled or self.compiled()).search(string, pos, endpos)
-
-    def match(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
-        """As :meth:`re.Pattern.match`."""
-        return (self._compiled or self.compiled()).match(string, pos, endpos)
-
-    def fullmatch(self, string: str) -> re.Match[str] | None:
-        """As :meth:`re.Pattern.fullmatch`."""
-        return (self._compiled or self.compiled()).fullmatch(string)
-
-    def finditer(
-        self, string: str, pos: int = 0, endpos: int = sys.maxsize
-    ) -> Iterator[re.Match[str]]:
-        """As :meth:`re.Pattern.finditer`."""
-        return (self._compiled or self.compiled()).finditer(string, pos, endpos)
-
-    def sub(self, repl: str, string: str, count: int = 0) -> str:
-        """As :meth:`re.Pattern.sub` (``repl`` a string)."""
-        return (self._compiled or self.compiled()).sub(repl, string, count)
-
-    def split(self, string: str, maxsplit: int = 0) -> list[str | Any]:
-        """As :meth:`re.Pattern.split`."""
-        return (self._compiled or self.compiled()).split(string, maxsplit)
-
-
-#: A pattern as the rule families use it: compiled (``re.compile``) or lazy (word lists).
-Rx = re.Pattern[str] | LazyRx
-
 _W = _Words("base")
-
-_I = re.IGNORECASE
-
-
-def _rx(pattern: str) -> LazyRx:
-    return LazyRx(pattern, _I)
-
-
-@functools.lru_cache(maxsize=8192)
-def _lower(text: str) -> str:
-    return text.lower()
-
-
-class _Gate:
-    """A regex behind a cheap literal pre-check: ``search`` runs the regex only when the
-    lower-cased text holds one of ``anchors`` (every match must contain one of them)."""
-
-    __slots__ = ("anchors", "rx")
-
-    def __init__(self, rx: Rx, anchors: tuple[str, ...]) -> None:
-        self.rx = rx
-        self.anchors = anchors
-
-    def search(self, text: str) -> re.Match[str] | None:
-        low = _lower(text)
-        if not any(anchor in low for anchor in self.anchors):
-            return None
-        return self.rx.search(text)
-
-    def match_start(self, text: str) -> re.Match[str] | None:
-        """``match`` (at the start of ``text``) behind the same pre-check (``text`` is
-        lower-cased here, not cached: it is a short segment)."""
-        low = text.lower()
-        if not any(anchor in low for anchor in self.anchors):
-            return None
-        return self.rx.match(text)
-
-    def search_low(self, text: str, low: str) -> re.Match[str] | None:
-        """``search`` with the caller's lower-cased ``low`` of ``text`` (for a text built
-        once per material, which the shared lower-case cache should not hold)."""
-        if not any(anchor in low for anchor in self.anchors):
-            return None
-        return self.rx.search(text)
-
 
 #: Topic classes: a Todo item and an answer sentence "talk about the same thing" when
 #: they share a class (or a distinctive token). General software vocabulary only.
@@ -270,22 +109,6 @@ _FRACTION = _Fractions()
 _REPORT_ONLY = _W.rx("report_only")
 
 _OFFER = _W.rx("offer")
-
-
-class _AnyGate:
-    """Several gates searched in order: the first match wins (``search`` as in re)."""
-
-    __slots__ = ("gates",)
-
-    def __init__(self, *gates: _Gate) -> None:
-        self.gates = gates
-
-    def search(self, text: str) -> re.Match[str] | None:
-        for gate in self.gates:
-            m = gate.search(text)
-            if m is not None:
-                return m
-        return None
 
 
 _REQUEST_NEGATED = _W.rx("request_negated")
