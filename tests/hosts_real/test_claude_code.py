@@ -122,7 +122,10 @@ def complete(n: int) -> Callable[[list[str]], list[Step]]:
 
 def open_item_turn(fix: bool) -> Turn:
     """Two tasks, the second left open while the answer says all is done; ``fix``: the
-    supplement makes the agent complete it, else it repeats the same report."""
+    supplement makes the agent complete it, else it repeats the same report, reworded
+    each round: when a re-stop's stdin is byte-identical to the last one and Claude Code
+    has not yet written to the transcript, Jev cannot tell it from a second invocation
+    of the same stop and answers nothing (docs/hosts.md, Claude Code)."""
     answer = "Fixed the parser bug in parse(); all done."
     rounds: list[Round] = [
         LOAD,
@@ -130,7 +133,8 @@ def open_item_turn(fix: bool) -> Turn:
         complete(0),
     ]
     fixed = "Fixed the parser bug in parse() and added tests/test_parser.py; both tasks completed."
-    fixes = [([complete(1)], fixed)] if fix else [([], answer)]
+    again = [([], f"{answer} (checked again: round {k})") for k in range(1, 13)]
+    fixes = [([complete(1)], fixed)] if fix else again
     return Turn(rounds, answer, fixes)
 
 
