@@ -25,6 +25,9 @@ CLOSINGS_EN = (
     "Let me know if anything else comes up.",
     "Happy to help further.",
     "Cheers.",
+    "Glad I could help!",
+    "Have a great day!",
+    "Let me know if you'd like any changes.",
 )
 CLOSINGS_ZH = (
     "谢谢！",
@@ -32,9 +35,12 @@ CLOSINGS_ZH = (
     "有其他问题随时告诉我。",
     "感谢耐心等待。",
     "辛苦了，祝顺利！",
+    "如需调整请告诉我。",
+    "以上。",
+    "祝好！",
 )
-LEADS_EN = ("Here is a summary of this turn.", "Summary of the work below.")
-LEADS_ZH = ("以下是本轮工作的总结。", "简要汇报如下。")
+LEADS_EN = ("Here is a summary of this turn.", "Summary of the work below.", "Quick update:")
+LEADS_ZH = ("以下是本轮工作的总结。", "简要汇报如下。", "进展如下：")
 HEADINGS_EN = ("## Summary", "### Report")
 HEADINGS_ZH = ("## 总结", "### 汇报")
 
