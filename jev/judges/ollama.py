@@ -25,7 +25,8 @@ from typing import Any
 
 from jev.domain import JudgeAnswer, JudgeInput, Numbering, Usage
 from jev.errors import ContextLengthError, TransportError
-from jev.judges._http import HttpJudge, ProviderHTTPError, is_context_length_message
+from jev.judges._http import ProviderHTTPError, is_context_length_message
+from jev.judges._http_judge import HttpJudge
 from jev.judges.constrained import MAX_ENUM_IDS, MEMORY, OPENAI_MODES, refuses_mode, reply_schema
 
 __all__ = ["DEFAULT_BASE_URL", "DEFAULT_KEY_ENV", "OllamaJudge"]

@@ -42,7 +42,8 @@ from typing import Any
 
 from jev.domain import JudgeAnswer, JudgeInput, Numbering, Usage
 from jev.errors import ContextLengthError, TransportError
-from jev.judges._http import HttpJudge, ProviderHTTPError, is_context_length_message
+from jev.judges._http import ProviderHTTPError, is_context_length_message
+from jev.judges._http_judge import HttpJudge
 from jev.judges.constrained import (
     DIALECTS,
     MAX_ENUM_IDS,
