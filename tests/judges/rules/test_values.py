@@ -131,3 +131,34 @@ def test_an_old_count_in_pasted_output_is_no_evidence() -> None:
         )
     )
     assert hit.rule != "claim-vs-evidence", hit
+
+
+def test_a_name_listed_as_removed_and_as_kept() -> None:
+    hit, text = judged(
+        turn(
+            "Drop the dead cron entries from `ops/cron.yaml`.",
+            "Deleted 3 dead entries: `purge_tmp`, `rebuild_index`, `mail_digest`.\n\n"
+            "`rebuild_index` is still triggered by the admin panel, so I kept it.",
+            [("Drop dead cron entries", "completed")],
+        )
+    )
+    assert (hit.rule, hit.assessment) == ("claim-vs-evidence", "contradiction"), hit
+    assert "so I kept it" in text
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        "I kept `rebuild_index` in `ops/legacy.yaml`, which the old host still reads.",
+        "I kept `warm_cache`, which was never on the list.",
+    ],
+)
+def test_a_name_kept_elsewhere_or_another_name_is_no_conflict(kept: str) -> None:
+    hit = explain(
+        turn(
+            "Drop the dead cron entries from `ops/cron.yaml`.",
+            f"Deleted 3 dead entries: `purge_tmp`, `rebuild_index`, `mail_digest`.\n\n{kept}",
+            [("Drop dead cron entries", "completed")],
+        )
+    )
+    assert hit.rule != "claim-vs-evidence", hit
