@@ -17,6 +17,8 @@ See :mod:`jev.hosts.install` for the files and the merge rules. Prints what chan
 from __future__ import annotations
 
 import argparse
+import importlib
+import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,6 +33,7 @@ from jev.hosts.install import (
 from jev.hosts.install_all import plan_install_all, plan_uninstall_all
 from jev.hosts.registry import adapter
 from jev.judges import judge_names
+from jev.registry import lookup
 from jev.settings import active_profile, load_settings, require_profile, set_value, user_values
 
 if TYPE_CHECKING:
@@ -122,7 +125,21 @@ def _creates_local(args: argparse.Namespace, plan: Any) -> bool:
 
 
 #: Whether ``jev install HOST`` makes the host's model the judge by default (issue 20).
-HOST_JUDGE_BY_DEFAULT = False
+HOST_JUDGE_BY_DEFAULT = True
+
+
+def _host_program(provider: str) -> str:
+    """The CLI program a host judge runs ("" for other judges)."""
+    entry = lookup(provider)
+    if not isinstance(entry, str):
+        return ""
+    module, _, attr = entry.partition(":")
+    try:
+        obj: Any = importlib.import_module(module)
+        obj = getattr(obj, attr.split(".")[0])
+    except (ImportError, AttributeError):
+        return ""
+    return str(getattr(obj, "program", "") or "")
 
 
 def _set_judge(host: str, profile: str | None, chosen: str | None) -> str:
@@ -135,6 +152,15 @@ def _set_judge(host: str, profile: str | None, chosen: str | None) -> str:
     if chosen is None and named:
         return f"profile {name}: keeps its judge {named} (`--judge NAME` changes it)"
     provider = chosen or (host if host in judge_names() else "rules")
+    program = _host_program(provider) if chosen is None else ""
+    if program and shutil.which(program) is None:
+        # a host judge whose CLI is not on PATH would fail every audit: the profile
+        # keeps the offline rules judge (nothing written: a later install may choose)
+        return (
+            f"profile {name}: judge rules ({program} is not on PATH here, so {host}'s own "
+            f"model cannot judge; `jev install {host}` again or `jev settings set "
+            f"judge.provider {host}` once it is)"
+        )
     set_value(profile, "judge.provider", provider)
     if provider == host:
         return (

@@ -239,7 +239,7 @@ def records(home: HostHome) -> list[dict[str, Any]]:
 
 
 def _install(home: HostHome) -> None:
-    out = home.jev("install", "claude-code", "--enable").stdout
+    out = home.jev("install", "claude-code", "--enable", "--judge", "rules").stdout
     settings = json.loads((home.home / ".claude" / "settings.json").read_text())
     stop = settings["hooks"]["Stop"][0]["hooks"][0]
     assert stop["args"] == ["hook", "claude-code"], (out, stop)  # exec form on 2.1.328

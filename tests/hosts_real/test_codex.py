@@ -184,7 +184,7 @@ def _codex(host_home: HostHome, server: ResponsesServer, *install: str) -> tuple
     codex_home.mkdir()
     host_home.env["CODEX_HOME"] = str(codex_home)
     (codex_home / "config.toml").write_text(provider_config(server.base_url))
-    out = host_home.jev("install", "codex", "--enable", *install).stdout
+    out = host_home.jev("install", "codex", "--enable", "--judge", "rules", *install).stdout
     folder = host_home.project / ".codex" if "project" in install else codex_home
     assert "update_plan" in (folder / "config.toml").read_text()
     return Codex(host_home, server, program), out

@@ -125,7 +125,7 @@ def test_budgets_fix_silent_needs_user_resume_report_and_doctor(host_home: HostH
         }
     )
     with ChatServer(script) as server:
-        installed = host_home.jev("install", "copilot", "--enable").stdout
+        installed = host_home.jev("install", "copilot", "--enable", "--judge", "rules").stdout
         hook_file = host_home.home / ".copilot" / "hooks" / "jev.json"
         assert str(hook_file) in installed and hook_file.is_file()  # user scope, the default
         assert "trusted" in installed and "jev report" in installed, installed
@@ -198,7 +198,9 @@ def test_project_scope_loads_only_in_a_trusted_folder(host_home: HostHome) -> No
     warns about the trust without failing."""
     script = Script({"[T1]": Turn([OPEN], CLAIM, fixes=[([], CLAIM)])})
     with ChatServer(script) as server:
-        installed = host_home.jev("install", "copilot", "--enable", "--scope", "project").stdout
+        installed = host_home.jev(
+            "install", "copilot", "--enable", "--judge", "rules", "--scope", "project"
+        ).stdout
         assert (host_home.project / ".github" / "hooks" / "jev.json").is_file()
         assert "--trust-folder" in installed
         doctor = host_home.jev("doctor", "--host", "copilot", "--json", check=False)

@@ -28,7 +28,7 @@ def test_a_claim_the_real_run_contradicts_is_blocked(host_home: HostHome) -> Non
     _project(host_home.project, failing=True)
     script = Script({"[P1]": Turn([DONE, [PYTEST]], CLAIM, fixes=[([], HONEST)])})
     with ChatServer(script) as server:
-        host_home.jev("install", "copilot", "--enable")
+        host_home.jev("install", "copilot", "--enable", "--judge", "rules")
         copilot = Copilot(host_home, server, host_program("copilot"))
         copilot.run("[P1] Fix the rounding in calc.py and run the tests.")
         seen = supplements_seen(server.agent_calls())

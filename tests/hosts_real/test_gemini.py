@@ -202,7 +202,7 @@ def _gemini(host_home: HostHome, server: GeminiServer, *install: str) -> Gemini:
     CLI needs offline, and a second AfterAgent hook that logs every stdin it gets
     (:meth:`Gemini.stops`)."""
     program = host_program("gemini")
-    host_home.jev("install", "gemini", "--enable", *install)
+    host_home.jev("install", "gemini", "--enable", "--judge", "rules", *install)
     path = _settings(host_home, security={"auth": {"selectedType": "gemini-api-key"}})
     data = json.loads(path.read_text())
     log = host_home.home / "after-agent.jsonl"

@@ -129,7 +129,7 @@ def test_budgets_fix_silent_needs_user_cap_resume_and_doctor(host_home: HostHome
         }
     )
     with ChatServer(script) as server:
-        installed = host_home.jev("install", "qwen", "--enable").stdout
+        installed = host_home.jev("install", "qwen", "--enable", "--judge", "rules").stdout
         settings_file = host_home.home / ".qwen" / "settings.json"
         assert json.loads(settings_file.read_text())["tools"]["todoWrite"]["enabled"] is True
         assert "todoWrite" in installed, installed
