@@ -215,3 +215,29 @@ def test_doctor_names_the_host_judge_its_cli_and_login_and_tries_it(host_home: H
     host_home.env["PATH"] = f"{Path(host_home.env['PATH'])}{os.pathsep}/usr/bin{os.pathsep}/bin"
     proc = host_home.jev("doctor", "--host", "claude-code", check=False)
     assert "runs the claude program, which is not on PATH" in proc.stdout, proc.stdout
+
+
+def test_eval_measures_a_host_judge_on_a_builtin_set(host_home: HostHome) -> None:
+    """Issue 20 item 4: `jev eval --builtin --judge <host>` works, one CLI call per turn,
+    and its result file compares with the rules judge's (`--compare`)."""
+    with host_judge("codex", host_home) as server:
+        out = host_home.home / "codex.json"
+        proc = host_home.jev(
+            "eval",
+            "--builtin",
+            "--set",
+            "issue12",
+            "--judge",
+            "codex",
+            "--json",
+            str(out),
+            check=False,
+            timeout=300,
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        cases = json.loads(out.read_text())["figures"]
+        assert len(judge_calls(server)) >= 7 and cases
+    rules = host_home.home / "rules.json"
+    host_home.jev("eval", "--builtin", "--set", "issue12", "--judge", "rules", "--json", str(rules))
+    table = host_home.jev("eval", "--compare", str(rules), str(out)).stdout
+    assert "rules.json" in table and "codex.json" in table and "exact verdict" in table
