@@ -1,6 +1,7 @@
 """``jev eval --builtin`` / ``--json FILE`` / ``--compare`` (issue 12 item 5): the
 labelled turns ship with Jev, results are versioned files that compare side by side,
-and the README's rules-judge table is this command's output."""
+and the rules-judge table of docs/accuracy.md (moved there from README) is this
+command's output."""
 
 from __future__ import annotations
 
@@ -124,9 +125,11 @@ def test_compare_refuses_a_file_that_is_no_result(
 def test_readme_rules_table_is_the_builtin_benchmark_output(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """The rules-judge table lives in docs/accuracy.md (README links it)."""
     out = tmp_path / "rules.json"
     assert _run("--builtin", "--judge", "rules", "--json", str(out)) == 0
     capsys.readouterr()
     table = sets_table(json.loads(out.read_text(encoding="utf-8")))
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert table in readme, table
+    accuracy = (REPO / "docs" / "accuracy.md").read_text(encoding="utf-8")
+    assert table in accuracy, table
+    assert "docs/accuracy.md" in (REPO / "README.md").read_text(encoding="utf-8")
