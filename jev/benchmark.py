@@ -53,7 +53,7 @@ __all__ = [
 #: The result file's shape and version (``jev eval --json FILE``).
 RESULT_SCHEMA = "jev-eval-result/1"
 
-#: The shipped labelled sets, in the order the README lists them, with their role for
+#: The shipped labelled sets, in the order docs/accuracy.md lists them, with their role for
 #: the rules judge (a set used for tuning stops being an estimate for it).
 BUILTIN_SETS: tuple[tuple[str, str], ...] = (
     ("cases", "development (the rules were written on it)"),
@@ -66,6 +66,7 @@ BUILTIN_SETS: tuple[tuple[str, str], ...] = (
     ("heldout4", "blind at first, then used for tuning"),
     ("heldout5", "blind, never used for tuning"),
     ("heldout6", "blind, never used for tuning"),
+    ("heldout7", "blind, never used for tuning (issue 22: measured once, before any change)"),
     ("evidence", "development for the evidence step (issue 21): turns with runs"),
 )
 _PROBLEMS = frozenset(ASSESSMENTS) - {"complete"}
@@ -236,7 +237,7 @@ def _pct(value: Any) -> str:
 
 def sets_table(result: dict[str, Any]) -> str:
     """Markdown table: one row per set (turns, exact, flag precision, problem recall,
-    focus hit of right verdicts) — the README's rules-judge table."""
+    focus hit of right verdicts) — the rules-judge table of docs/accuracy.md."""
     roles = dict(BUILTIN_SETS)
     lines = [
         "| set | role | turns | exact verdict | flag precision | problem recall "
