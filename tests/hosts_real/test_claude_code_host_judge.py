@@ -85,7 +85,7 @@ def test_a_fresh_install_is_judged_by_the_host_model(host_home: HostHome) -> Non
             assert not tools & {"Bash", "Read", "Edit", "Write", "TaskCreate", "ToolSearch"}
         assert supplements_seen(claude.turn_requests(agent.script, "[T1]")) == 1
     rows = records(host_home)
-    assert [r["verdict"]["assessment"] for r in rows] == ["omission", "complete"], rows
+    assert [r["assessment"] for r in rows] == ["omission", "complete"], rows
     for row in rows:
         assert row["judge"]["provider"] == "claude-code"
         assert row["latency_ms"] <= (TIMEOUT_S + 2) * 1000
