@@ -1,7 +1,7 @@
 """The adversarial suite's figure: its bad inputs by area, and how many end cleanly.
 
-README's table "Its bad inputs, by area" (section "Hostile input: bounds and the
-adversarial suite") is this script's output, pasted. Nothing in it is counted by hand:
+README's table "Its bad inputs, by area" (section "Bounds and the adversarial
+suite") is this script's output, pasted. Nothing in it is counted by hand:
 
 * the bad inputs are the test cases pytest collects under ``tests/adversarial``, each
   assigned to an area by its test function (:data:`AREA_OF`); a hypothesis fuzzer
