@@ -165,8 +165,9 @@ def _set_judge(host: str, profile: str | None, chosen: str | None) -> str:
     if provider == host:
         return (
             f"profile {name}: judge.provider = {host}: {host}'s own model judges each audited "
-            "Todo turn through its CLI and your login (about 1.5k input tokens per audit, "
-            "shown by `jev report`); `--judge rules` keeps the offline rules judge"
+            "Todo turn through its CLI and your login (Jev's judge input is about 1,000 "
+            "tokens for a median turn, plus the CLI's own system text; `jev report` shows "
+            "the tokens the CLI reports); `--judge rules` keeps the offline rules judge"
         )
     return f"profile {name}: judge.provider = {provider}"
 

@@ -42,7 +42,7 @@ def test_the_host_model_becomes_the_judge_when_its_cli_is_there(
     _cli_on_path(tmp_path, monkeypatch, "codex")
     assert main(["install", "codex", "--enable"]) == 0
     out = capsys.readouterr().out
-    assert "judge.provider = codex" in out and "1.5k input tokens" in out
+    assert "judge.provider = codex" in out and "about 1,000 tokens" in out
     assert load_settings(None).judge.provider == "codex"
     save_settings(None, {"judge.provider": "openai", "judge.model": "m"})
     assert main(["install", "codex"]) == 0  # a judge the profile names is kept
