@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from jev.errors import MaterialMissing, UsageError
-from jev.hosts import claude_code
+from jev.hosts.claude_code import transcript as claude_code
 from jev.hosts.transcript import Turn, read_current_turn, read_turns
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

@@ -10,7 +10,7 @@ import pytest
 
 from jev.domain import TodoItem
 from jev.errors import MaterialMissing
-from jev.hosts import codex
+from jev.hosts.codex import transcript as codex
 from jev.hosts.transcript import read_current_turn, read_turns
 from tests.conftest import SHARED
 

@@ -14,7 +14,7 @@ import pytest
 
 from jev.domain import TodoItem
 from jev.errors import MaterialMissing
-from jev.hosts import copilot_transcript as cp
+from jev.hosts.copilot import transcript as cp
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 REAL_SMALL = FIXTURES / "real" / "copilot-cli-1.0.74_polecatspeaks-StarCar_70b173ed.jsonl"
@@ -147,7 +147,7 @@ def test_the_adapter_waits_for_the_file_then_says_material_missing(
 ) -> None:
     """``read_turn`` polls a missing or lagging ``events.jsonl`` for at most
     ``CATCH_UP_S`` and then says why it did not audit (issue 19)."""
-    from jev.hosts.adapters import copilot
+    from jev.hosts.copilot import adapter as copilot
 
     monkeypatch.setattr(copilot, "CATCH_UP_S", 0.2)
     path = tmp_path / "events.jsonl"

@@ -14,7 +14,7 @@ import pytest
 
 from jev.domain import TodoItem
 from jev.errors import MaterialMissing
-from jev.hosts import cursor_transcript as ct
+from jev.hosts.cursor import transcript as ct
 
 HAND = Path(__file__).resolve().parent.parent / "fixtures" / "hand"
 TODO = HAND / "cursor-documented-format-todowrite.jsonl"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from jev.domain import TodoItem
-from jev.hosts import droid_transcript as dt
+from jev.hosts.droid import transcript as dt
 
 FIXTURE = (
     Path(__file__).resolve().parent.parent

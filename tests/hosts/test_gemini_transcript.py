@@ -15,7 +15,7 @@ import pytest
 
 from jev.domain import TodoItem
 from jev.errors import MaterialMissing, UsageError
-from jev.hosts import gemini_transcript as gt
+from jev.hosts.gemini import transcript as gt
 
 HAND = Path(__file__).resolve().parent.parent / "fixtures" / "hand"
 TODOS = HAND / "gemini-source-derived-write-todos.jsonl"

@@ -15,7 +15,7 @@ import pytest
 
 from jev.domain import TodoItem
 from jev.errors import MaterialMissing
-from jev.hosts import qwen_transcript as qt
+from jev.hosts.qwen import transcript as qt
 
 FIXTURE = (
     Path(__file__).resolve().parent.parent

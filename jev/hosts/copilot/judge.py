@@ -26,7 +26,7 @@ from pathlib import Path
 
 from jev.domain import JudgeAnswer, JudgeInput, Numbering
 from jev.errors import TransportError
-from jev.hosts.adapters.gemini_judge import prompt_with_schema
+from jev.hosts.judge_kit import prompt_with_schema
 from jev.judges.cli import CliCall, CliJudge, CliRun, argv_model
 
 __all__ = ["CopilotJudge"]

@@ -8,7 +8,7 @@ third-party references [S]).
 * **answer**: ``{"followup_message": …}``, which Cursor submits as the **next user
   message**; there is no documented user-notice field, so notices go to stderr; ``{}``
   for nothing.
-* **turn**: the agent-transcript JSONL (:mod:`jev.hosts.cursor_transcript`). A user
+* **turn**: the agent-transcript JSONL (:mod:`jev.hosts.cursor.transcript`). A user
   message that is Jev's own follow-up continues the audited turn (same key, request and
   budget). ``loop_count`` is cross-checked: when Cursor says follow-ups were submitted
   but the transcript's current turn shows none Jev recognises (a changed template, a
@@ -17,7 +17,7 @@ third-party references [S]).
   silent skip. A stop whose ``status`` is not ``completed`` is not audited.
 * **Claude Code hooks run by Cursor** (third-party hooks, hosts.md (Cursor)): a Cursor
   payload reaching ``jev hook claude-code`` is recognised there
-  (:func:`jev.hosts.adapters.claude_code.from_cursor`) and skipped silently; the native
+  (:func:`jev.hosts.claude_code.adapter.from_cursor`) and skipped silently; the native
   Cursor hook audits the turn.
 * **install**: ``~/.cursor/hooks.json`` (user) or ``<project>/.cursor/hooks.json``
   (project; trusted workspaces only): ``{"version": 1, "hooks": {"stop": [{"command",
@@ -43,7 +43,7 @@ from jev.hosts.base import (
     json_line,
     text_field,
 )
-from jev.hosts.cursor_transcript import current_turn_and_followups, read_current_turn
+from jev.hosts.cursor.transcript import current_turn_and_followups, read_current_turn
 from jev.hosts.hook_commands import hook_command
 from jev.hosts.readkit import supplement_test
 from jev.settings import load_settings

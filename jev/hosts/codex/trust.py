@@ -1,7 +1,7 @@
 """Codex hook trust and the newest rollout, for ``jev doctor`` (hosts.md (Codex CLI);
 issue 19 item 4).
 
-Not on the hook's fast path (only :class:`jev.hosts.adapters.codex.CodexInstaller`'s
+Not on the hook's fast path (only :class:`jev.hosts.codex.adapter.CodexInstaller`'s
 doctor methods import it), but stdlib only all the same.
 
 **Trust** (measured with the real Codex 0.169.0 and read in ``openai/codex``

@@ -8,7 +8,7 @@ whose id comes from the paired tool_result ``toolUseResult.task.id`` or the text
 #N created successfully``; TaskUpdate ``taskId``/``task_id``/``id``, ``status``,
 ``subject``; ``deleted`` drops the item). A ``TaskCreate`` whose id already exists
 means the host started a fresh list (``--resume``/``--continue``): the old tasks are
-dropped. Used by :mod:`jev.hosts.cc_machine`. Stdlib only.
+dropped. Used by :mod:`jev.hosts.ccformat.machine`. Stdlib only.
 """
 
 from __future__ import annotations

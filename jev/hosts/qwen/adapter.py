@@ -10,7 +10,7 @@ Sources: QwenLM/qwen-code ``docs/users/features/hooks.md`` @00d06c8,
 * **answer**: exit 0 + ``{"decision": "block", "reason": …}``; ``systemMessage`` for a
   notice; "" for nothing.
 * **turn**: the session JSONL ``~/.qwen/projects/<project slug>/chats/<session>.jsonl``
-  (:mod:`jev.hosts.qwen_transcript`: the active branch of ``ChatRecord``s,
+  (:mod:`jev.hosts.qwen.transcript`: the active branch of ``ChatRecord``s,
   ``todo_write``); 0.24.4 writes no ``promptId``, so a turn is keyed by its user
   record's ``uuid`` [M]. The block reason is not written to the chat file [M]. The
   hook's ``last_assistant_message`` wins over a transcript that may lag.
@@ -46,7 +46,7 @@ from jev.hosts.base import (
     common_fields,
     text_field,
 )
-from jev.hosts.qwen_transcript import read_current_turn
+from jev.hosts.qwen.transcript import read_current_turn
 from jev.hosts.readkit import supplement_test
 
 if TYPE_CHECKING:

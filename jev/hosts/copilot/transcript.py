@@ -55,7 +55,7 @@ from typing import Any
 
 from jev.domain import TodoItem
 from jev.errors import MaterialMissing
-from jev.hosts.copilot_runs import SHELL_TOOLS, shell_run
+from jev.hosts.copilot.runs import SHELL_TOOLS, shell_run
 from jev.hosts.readkit import (
     SupplementTest,
     as_dict,

@@ -11,7 +11,7 @@ import json
 import os
 
 from jev.backread import LineTooLong, lines_backward
-from jev.hosts.cc_records import classify_user
+from jev.hosts.ccformat.records import classify_user
 
 TYPE_CHECKING = False  # no ``typing`` import on the fast path
 if TYPE_CHECKING:

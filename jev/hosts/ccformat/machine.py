@@ -4,8 +4,8 @@ hosts.md (Claude Code)).
 
 The rules it applies (what opens a turn, what is not a turn, mid-turn adjustments,
 user words inside tool results, the end of a turn, interrupts, the final answer, a
-missing opening) are listed in :mod:`jev.hosts.claude_code`, which reads the files;
-the Todo state is :class:`jev.hosts.cc_todos.TodoState`. Pure: no I/O. Stdlib only.
+missing opening) are listed in :mod:`jev.hosts.claude_code.transcript`, which reads the files;
+the Todo state is :class:`jev.hosts.ccformat.todos.TodoState`. Pure: no I/O. Stdlib only.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 from jev.domain import TodoItem
 from jev.evidence.runs import Run
-from jev.hosts.cc_records import (
+from jev.hosts.ccformat.records import (
     NOT_A_PROMPT,
     TODO_TOOLS,
     blocks_of,
@@ -27,7 +27,7 @@ from jev.hosts.cc_records import (
     rejection_feedback,
     text_of,
 )
-from jev.hosts.cc_todos import TodoState
+from jev.hosts.ccformat.todos import TodoState
 from jev.hosts.readkit import as_dict, as_str
 from jev.hosts.turns import REASON_NO_OPENING, Turn, build_turn
 
@@ -36,6 +36,7 @@ __all__ = [
     "REASON_SUBAGENT",
     "Machine",
     "TurnAcc",
+    "scan",
     "scan_accs",
     "shell_run",
     "subagent_turn",
@@ -353,7 +354,7 @@ def _answer(acc: TurnAcc) -> str:
 
 def to_turn(acc: TurnAcc, number: int) -> Turn:
     """The :class:`Turn` numbered ``number`` of an assembled turn (statuses: module
-    docstring of :mod:`jev.hosts.claude_code`)."""
+    docstring of :mod:`jev.hosts.claude_code.transcript`)."""
     return build_turn(
         number,
         acc.key,
@@ -412,3 +413,20 @@ def scan_accs(records: Iterable[tuple[int, dict[str, Any]]]) -> list[TurnAcc]:
     for offset, rec in records:
         machine.feed(offset, rec)
     return machine.finish()
+
+
+def scan(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn]:
+    """Turn ``(offset, record)`` pairs (in file order) into numbered turns.
+
+    Pure: no I/O. Used by both readers and by tests on hand-built records. A file
+    whose user/assistant records are all sidechain yields one skipped turn
+    ("subagent transcript").
+    """
+    machine = Machine()
+    for offset, rec in records:
+        machine.feed(offset, rec)
+    accs = machine.finish()
+    subagent = machine.subagent_turn()
+    if subagent is not None:
+        return [subagent]
+    return [to_turn(acc, n) for n, acc in enumerate(accs, start=1)]

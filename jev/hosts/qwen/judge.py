@@ -24,7 +24,7 @@ from pathlib import Path
 
 from jev.domain import JudgeAnswer, JudgeInput, Numbering
 from jev.errors import TransportError
-from jev.hosts.adapters.gemini_judge import INSTRUCTION, credentials, stats_usage
+from jev.hosts.judge_kit import INSTRUCTION, credentials, stats_usage
 from jev.judges.cli import CliCall, CliJudge, CliRun, argv_model
 from jev.judges.constrained import reply_schema
 

@@ -1,7 +1,7 @@
 """Factory Droid: the Claude-style ``Stop`` hook (hosts.md (other hosts)).
 
 Sources: docs.factory.ai ``reference/hooks-reference`` [V]; the session file format
-from third-party readers [S] (:mod:`jev.hosts.droid_transcript`).
+from third-party readers [S] (:mod:`jev.hosts.droid.transcript`).
 
 * **stdin**: Claude-style ``session_id``, ``transcript_path``, ``cwd``,
   ``hook_event_name`` (``Stop``/``SubagentStop``), ``stop_hook_active``; camelCase
@@ -10,7 +10,7 @@ from third-party readers [S] (:mod:`jev.hosts.droid_transcript`).
 * **answer**: exit 0 + ``{"decision": "block", "reason": …}``; ``systemMessage`` for a
   notice.
 * **turn**: the session JSONL read by the Claude Code rules
-  (:mod:`jev.hosts.droid_transcript`).
+  (:mod:`jev.hosts.droid.transcript`).
 * **install**: ``~/.factory/hooks.json`` (user) or ``<project>/.factory/hooks.json``,
   ``hooks.Stop[{hooks: [{type: "command", command, timeout}]}]``, ``timeout`` in
   seconds. ``TodoWrite`` is on by default.
@@ -29,7 +29,7 @@ from jev.hosts.adapter_kit import (
     with_final_answer,
 )
 from jev.hosts.base import HookAnswer, HookInput, HostAdapter, Installer, common_fields, text_field
-from jev.hosts.droid_transcript import read_current_turn
+from jev.hosts.droid.transcript import read_current_turn
 
 if TYPE_CHECKING:
     from jev.hosts.hook import SessionIndex

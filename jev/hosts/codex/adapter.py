@@ -7,7 +7,7 @@
   ``decision: "block"`` + ``reason`` continues the **same turn** with the reason as a
   new user prompt; ``systemMessage`` is shown to the user. There is no host cap on
   blocks (openai/codex#37937): Jev's per-turn counter is the only bound.
-* **turn**: the rollout JSONL named by ``transcript_path`` (:mod:`jev.hosts.codex`);
+* **turn**: the rollout JSONL named by ``transcript_path`` (:mod:`jev.hosts.codex.transcript`);
   the turn key is the host's ``turn_id``.
 * **install**: ``~/.codex/hooks.json`` (user) or ``<project>/.codex/hooks.json``;
   ``timeout`` in seconds. Codex runs a new or changed hook only after the user
@@ -259,7 +259,7 @@ class CodexInstaller:
             0.169.0), so Jev's notices reach only TUI users.
         """
         # lazy: the fast path imports this module at every stop (stdlib only at import)
-        from jev.hosts.adapters.codex_trust import trust_problems
+        from jev.hosts.codex.trust import trust_problems
 
         return (
             *trust_problems(scope, path, self.config_path("user", path.parent)),
@@ -274,7 +274,7 @@ class CodexInstaller:
         # lazy: the fast path imports this module at every stop (stdlib only at import)
         from pathlib import Path
 
-        from jev.hosts.adapters.codex_trust import newest_rollout
+        from jev.hosts.codex.trust import newest_rollout
 
         return newest_rollout(self.config_path("user", Path.home()).parent / "sessions")
 

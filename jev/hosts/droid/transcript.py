@@ -10,7 +10,7 @@ then ``{"type": "message", "id", "timestamp", "message": {"role": "user"|"assist
 ``id``/``name``/``input``, ``tool_result``); other line types (``todo_state``, …) are
 skipped. Because the message content is Claude's, each message line is rewritten into
 a Claude Code record (``type`` = role, ``uuid`` = ``id``) and read by
-:func:`jev.hosts.claude_code.scan`, so turn boundaries, adjustments, interrupts,
+:func:`jev.hosts.ccformat.machine.scan`, so turn boundaries, adjustments, interrupts,
 ``TodoWrite`` and the final answer follow exactly the Claude Code rules.
 
 ``TodoWrite`` input is Claude's ``{todos: [{content, status, …}]}``; a ``todos`` given
@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from jev.hosts.claude_code import scan
+from jev.hosts.ccformat.machine import scan
 from jev.hosts.readkit import as_dict, as_list, as_str, is_jev_supplement
 from jev.hosts.turns import Turn, json_lines, last_turn
 
@@ -84,7 +84,7 @@ def _normalise_blocks(blocks: list[Any], supplement: bool) -> list[Any]:
 
 def claude_records(records: Iterable[dict[str, Any]]) -> Iterator[tuple[int, dict[str, Any]]]:
     """Droid lines -> ``(index, Claude Code record)`` pairs for
-    :func:`jev.hosts.claude_code.scan`. Lines that are not messages are dropped."""
+    :func:`jev.hosts.ccformat.machine.scan`. Lines that are not messages are dropped."""
     for index, rec in enumerate(records):
         if rec.get("type") != "message":
             continue

@@ -2,7 +2,7 @@
 
 Stdlib only. This module reads the files (forwards, or backwards to the current turn's
 opening); the rules below are applied by the state machine in
-:mod:`jev.hosts.cc_machine`, the Todo state is :mod:`jev.hosts.cc_todos`.
+:mod:`jev.hosts.ccformat.machine`, the Todo state is :mod:`jev.hosts.ccformat.todos`.
 
 Rules (each decided on the real transcripts in ``tests/fixtures/real/``):
 
@@ -81,21 +81,26 @@ Rules (each decided on the real transcripts in ``tests/fixtures/real/``):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from jev.hosts.cc_machine import (
+from jev.hosts.ccformat.machine import (
     REASON_SUBAGENT,
     Machine,
     TurnAcc,
+    scan,
     scan_accs,
     subagent_turn,
     to_turn,
 )
-from jev.hosts.cc_records import NOT_A_PROMPT, classify_user, question_answers, rejection_feedback
-from jev.hosts.cc_todos import TodoState
+from jev.hosts.ccformat.records import (
+    NOT_A_PROMPT,
+    classify_user,
+    question_answers,
+    rejection_feedback,
+)
+from jev.hosts.ccformat.todos import TodoState
 from jev.hosts.turns import LineStats, Turn, iter_records, iter_records_backward, no_turn_error
 
 __all__ = [
@@ -114,23 +119,6 @@ __all__ = [
 def is_subagent_path(path: Path) -> bool:
     """``…/subagents/agent-*.jsonl``: a subagent's own transcript (hosts.md (Claude Code), §2.6)."""
     return path.parent.name == "subagents" and path.name.startswith("agent-")
-
-
-def scan(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn]:
-    """Turn ``(offset, record)`` pairs (in file order) into numbered turns.
-
-    Pure: no I/O. Used by both readers and by tests on hand-built records. A file
-    whose user/assistant records are all sidechain yields one skipped turn
-    ("subagent transcript").
-    """
-    machine = Machine()
-    for offset, rec in records:
-        machine.feed(offset, rec)
-    accs = machine.finish()
-    subagent = machine.subagent_turn()
-    if subagent is not None:
-        return [subagent]
-    return [to_turn(acc, n) for n, acc in enumerate(accs, start=1)]
 
 
 def read_turns(path: Path, stats: LineStats | None = None) -> list[Turn]:

@@ -17,7 +17,7 @@ log eight real ``agentStop`` inputs).
   in ``-p`` and in the TUI, so Jev's notices (needs-user, budget used up) reach the
   user only through ``jev report`` / ``jev records list``; doctor and the install
   output say so. The notice still goes to stderr (a later version may show it).
-* **turn**: ``events.jsonl`` (:mod:`jev.hosts.copilot_transcript`): the turn is the
+* **turn**: ``events.jsonl`` (:mod:`jev.hosts.copilot.transcript`): the turn is the
   typed prompt's ``interactionId``; Jev's own block reason coming back as a prompt
   continues it (same key, request and budget). The Todo list is the session's SQL
   ``todos`` table, read from ``session.db`` beside ``events.jsonl`` [M 1.0.102], else
@@ -51,7 +51,7 @@ from jev.hosts.adapter_kit import (
     transcript_file,
 )
 from jev.hosts.base import HookAnswer, HookInput, HostAdapter, Installer, common_fields, text_field
-from jev.hosts.copilot_transcript import read_current_turn
+from jev.hosts.copilot.transcript import read_current_turn
 from jev.hosts.hook_commands import hook_command
 from jev.hosts.readkit import supplement_test
 

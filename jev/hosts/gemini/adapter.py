@@ -9,7 +9,7 @@
   and ``stop_hook_active: true``. So the turn is never keyed by the hook's
   ``timestamp``: its key is the chat file's opening user message of the turn (its
   ``id``), and Jev's own supplement recorded as a user message continues that turn
-  (:mod:`jev.hosts.gemini_transcript`). Without a chat file the key is the session plus
+  (:mod:`jev.hosts.gemini.transcript`). Without a chat file the key is the session plus
   the original prompt, which every retry repeats.
 * **final answer**: the newest model message of the turn in the chat file; only when the
   file has none, ``prompt_response`` (on a retry of the same prompt cut after the
@@ -62,7 +62,7 @@ from jev.hosts.base import (
     json_line,
     text_field,
 )
-from jev.hosts.gemini_transcript import read_turns
+from jev.hosts.gemini.transcript import read_turns
 from jev.hosts.hook_commands import hook_command
 from jev.hosts.readkit import supplement_test
 from jev.hosts.turns import Turn

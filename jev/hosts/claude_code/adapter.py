@@ -8,7 +8,7 @@
   ``{"decision":"block","reason":…}`` behaves the same under the 2025-12 and current
   contracts, so Jev never exits 2; ``systemMessage`` is shown to the user only.
 * **turn**: the transcript JSONL read backwards to the last typed prompt
-  (:mod:`jev.hosts.claude_code`); ``last_assistant_message`` wins over the transcript,
+  (:mod:`jev.hosts.claude_code.transcript`); ``last_assistant_message`` wins over the transcript,
   which "may lag" (hosts.md (Claude Code)).
 * **install**: ``~/.claude/settings.json`` (user), ``.claude/settings.json`` (project),
   ``.claude/settings.local.json`` (local); ``timeout`` in seconds (hosts.md (Claude Code)).
@@ -22,7 +22,7 @@ import json
 import os
 
 from jev.backread import LineTooLong, lines_backward
-from jev.hosts.cc_records import TODO_TOOLS, classify_user
+from jev.hosts.ccformat.records import TODO_TOOLS, classify_user
 
 TYPE_CHECKING = False  # no ``typing`` import on the fast path
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ class ClaudeCodeAdapter:
 
     def quick_skip(self, data: dict[str, Any]) -> bool:
         """True when, reading the transcript backwards from its end to the last real
-        typed prompt (classified by :func:`jev.hosts.cc_records.classify_user`, the
+        typed prompt (classified by :func:`jev.hosts.ccformat.records.classify_user`, the
         reader's own rule), no line names a Todo tool. A turn starts at or after the
         last typed prompt, so the current turn has no Todo use and would be skipped."""
         path = data.get("transcript_path")
@@ -128,7 +128,7 @@ class ClaudeCodeAdapter:
         the turn's budget (capped at the host's limit by the hook) is used up and the
         audit runs to give its notice."""
         # lazy: the fast path imports this module at every stop (stdlib only at import)
-        from jev.hosts.cc_facts import BLOCK_CAP_ENV, block_cap, blocks_in_a_row
+        from jev.hosts.claude_code.facts import BLOCK_CAP_ENV, block_cap, blocks_in_a_row
 
         if hook.running_tasks:
             return "deferred: background tasks running"
@@ -147,7 +147,7 @@ class ClaudeCodeAdapter:
         """The Todo tools and their ``ToolSearch`` query for the SessionStart context
         (:func:`todo_offer` of the hook's environment, which has the settings ``env``)."""
         # lazy: the fast path imports this module at every stop (stdlib only at import)
-        from jev.hosts.cc_facts import todo_offer
+        from jev.hosts.claude_code.facts import todo_offer
 
         return todo_offer(os.environ)
 
@@ -369,7 +369,7 @@ class ClaudeCodeInstaller:
         consecutive blocks unless ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` says otherwise;
         the host overrides the next one (hosts.md §0a)."""
         # lazy: the fast path imports this module at every stop (stdlib only at import)
-        from jev.hosts.cc_facts import block_cap
+        from jev.hosts.claude_code.facts import block_cap
 
         return block_cap({**self._user_env(), **os.environ})
 
@@ -382,12 +382,12 @@ class ClaudeCodeInstaller:
 
     def plugin_hooks(self) -> dict[str, Path]:
         """``{"plugin": <hooks.json>}`` when the Jev plugin is installed and enabled
-        (:func:`jev.hosts.cc_facts.plugin_hooks`), else ``{}``. For ``jev doctor``: the
+        (:func:`jev.hosts.claude_code.facts.plugin_hooks`), else ``{}``. For ``jev doctor``: the
         plugin's hooks are not in a settings file."""
         # lazy: the fast path imports this module at every stop (stdlib only at import)
         from pathlib import Path
 
-        from jev.hosts.cc_facts import plugin_hooks
+        from jev.hosts.claude_code.facts import plugin_hooks
 
         files = [self.config_path(scope, Path.cwd()) for scope in self.scopes]
         hooks = plugin_hooks(files[0].parent, files)
@@ -399,7 +399,7 @@ class ClaudeCodeInstaller:
         # lazy: the fast path imports this module at every stop (stdlib only at import)
         import shutil
 
-        from jev.hosts.cc_facts import settings_file
+        from jev.hosts.claude_code.facts import settings_file
 
         if scope == "plugin":
             lines = []
@@ -429,7 +429,7 @@ class ClaudeCodeInstaller:
         names and how the model loads them (:func:`todo_offer` of this environment and
         the user settings ``env``)."""
         # lazy: the fast path imports this module at every stop (stdlib only at import)
-        from jev.hosts.cc_facts import todo_offer
+        from jev.hosts.claude_code.facts import todo_offer
 
         names, query = todo_offer({**self._user_env(), **os.environ})
         if not query:
@@ -438,11 +438,11 @@ class ClaudeCodeInstaller:
 
     def newest_session(self) -> Path | None:
         """The newest session under ``$CLAUDE_CONFIG_DIR/projects`` or
-        ``~/.claude/projects`` (:func:`jev.hosts.cc_facts.newest_session`)."""
+        ``~/.claude/projects`` (:func:`jev.hosts.claude_code.facts.newest_session`)."""
         # lazy: the fast path imports this module at every stop (stdlib only at import)
         from pathlib import Path
 
-        from jev.hosts.cc_facts import newest_session
+        from jev.hosts.claude_code.facts import newest_session
 
         return newest_session(self.config_path("user", Path.cwd()).parent)
 
@@ -451,7 +451,7 @@ class ClaudeCodeInstaller:
         # lazy: the fast path imports this module at every stop (stdlib only at import)
         from pathlib import Path
 
-        from jev.hosts.cc_facts import settings_env
+        from jev.hosts.claude_code.facts import settings_env
 
         return settings_env(self.config_path("user", Path.cwd()))
 

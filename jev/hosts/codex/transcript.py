@@ -49,7 +49,7 @@ from typing import Any
 
 from jev.domain import TodoItem
 from jev.evidence.runs import Run
-from jev.hosts.codex_runs import SHELL_CALLS, shell_command, shell_run
+from jev.hosts.codex.runs import SHELL_CALLS, shell_command, shell_run
 from jev.hosts.turns import (
     LineStats,
     Turn,
