@@ -12,7 +12,7 @@ from jev.domain import TodoItem
 from jev.hosts.droid import transcript as dt
 
 FIXTURE = (
-    Path(__file__).resolve().parent.parent
+    Path(__file__).resolve().parents[2]
     / "fixtures"
     / "hand"
     / "droid-third-party-format-todowrite.jsonl"

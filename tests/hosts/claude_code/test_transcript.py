@@ -12,7 +12,7 @@ from jev.errors import MaterialMissing, UsageError
 from jev.hosts.claude_code import transcript as claude_code
 from jev.hosts.transcript import Turn, read_current_turn, read_turns
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 REAL = FIXTURES / "real"
 HAND = FIXTURES / "hand"
 CLAUDE_REAL = sorted(REAL.glob("claude-code-*.jsonl"))

@@ -14,7 +14,7 @@ from jev.hosts.codex import transcript as codex
 from jev.hosts.transcript import read_current_turn, read_turns
 from tests.conftest import SHARED
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 REAL = FIXTURES / "real"
 HAND = FIXTURES / "hand"
 OLD = REAL / "codex-0.58.0_AcidicSoil-codex-session-view_019a93b9.jsonl"

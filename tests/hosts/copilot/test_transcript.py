@@ -16,7 +16,7 @@ from jev.domain import TodoItem
 from jev.errors import MaterialMissing
 from jev.hosts.copilot import transcript as cp
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 REAL_SMALL = FIXTURES / "real" / "copilot-cli-1.0.74_polecatspeaks-StarCar_70b173ed.jsonl"
 REAL_BIG = FIXTURES / "real" / "copilot-cli-1.0.74_polecatspeaks-StarCar_e07fc822.jsonl"
 TODOS = FIXTURES / "hand" / "copilot-documented-format-sql-todos.jsonl"

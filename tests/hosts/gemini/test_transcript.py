@@ -17,7 +17,7 @@ from jev.domain import TodoItem
 from jev.errors import MaterialMissing, UsageError
 from jev.hosts.gemini import transcript as gt
 
-HAND = Path(__file__).resolve().parent.parent / "fixtures" / "hand"
+HAND = Path(__file__).resolve().parents[2] / "fixtures" / "hand"
 TODOS = HAND / "gemini-source-derived-write-todos.jsonl"
 RETRY = HAND / "gemini-source-derived-retry.jsonl"
 TRACKER = HAND / "gemini-source-derived-tracker-rewind.jsonl"

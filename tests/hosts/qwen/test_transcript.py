@@ -18,7 +18,7 @@ from jev.errors import MaterialMissing
 from jev.hosts.qwen import transcript as qt
 
 FIXTURE = (
-    Path(__file__).resolve().parent.parent
+    Path(__file__).resolve().parents[2]
     / "fixtures"
     / "hand"
     / "qwen-source-derived-todo-write.jsonl"

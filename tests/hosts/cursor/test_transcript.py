@@ -16,7 +16,7 @@ from jev.domain import TodoItem
 from jev.errors import MaterialMissing
 from jev.hosts.cursor import transcript as ct
 
-HAND = Path(__file__).resolve().parent.parent / "fixtures" / "hand"
+HAND = Path(__file__).resolve().parents[2] / "fixtures" / "hand"
 TODO = HAND / "cursor-documented-format-todowrite.jsonl"
 OLD = HAND / "cursor-documented-format-old.txt"
 
