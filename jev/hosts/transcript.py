@@ -241,9 +241,9 @@ def _json_error_text(exc: ValueError) -> str:
 def _resolve(path: Path, fmt: str) -> str:
     if fmt == "auto":
         return detect_format(path)
-    known = formats()
-    if fmt not in known:
-        raise UsageError(f"unknown turn format {fmt!r}; use one of auto, {', '.join(known)}.")
+    # a registered host's format needs no scan of the entry points (the hook's path)
+    if fmt != "turn" and fmt not in registry.host_names() and fmt not in formats():
+        raise UsageError(f"unknown turn format {fmt!r}; use one of auto, {', '.join(formats())}.")
     _check_path(path)
     return fmt
 
@@ -253,7 +253,7 @@ def where_read(kind: str) -> str:
     or the host format's ``LABEL`` (``"the rollout"`` for Codex, ``"the transcript"``)."""
     if kind == "turn":
         return "the turn file"
-    if kind in formats():
+    if kind in registry.host_names():
         return registry.file_format(kind).LABEL
     return "the transcript"
 
