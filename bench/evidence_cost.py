@@ -5,7 +5,7 @@ transcript of ``--turns`` earlier turns (each with Bash runs of large output: te
 logs, builds) and one current turn with a failing ``pytest`` run and a claim that all
 tests pass, then prints, as medians over several repetitions in milliseconds:
 
-* the hook's read of the current turn (:func:`jev.hosts.claude_code.read_current_turn`,
+* the hook's read of the current turn (:func:`jev.hosts.claude_code.transcript.read_current_turn`,
   which now also collects the turn's runs) on the large file, and on a file holding only
   the current turn — their ratio shows the read stays within the current turn and does
   not grow with the session (target: under 2×);
@@ -36,7 +36,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from jev.evidence.finding import check_runs
-from jev.hosts.claude_code import read_current_turn
+from jev.hosts.claude_code.transcript import read_current_turn
 from jev.positions import number
 
 _LOG_LINE = "tests/test_module_{i}.py::test_case_{j} PASSED                      [ {p:3d}%]\n"

@@ -22,7 +22,7 @@ from jev.cli import EXIT_INCOMPLETE, EXIT_NEEDS_USER, EXIT_OK, EXIT_PROBLEM
 from jev.domain import notes_sentence
 from jev.errors import JevError, MaterialMissing, StoreError, UsageError
 from jev.evidence.step import EvidenceInput
-from jev.hosts.transcript import detect_format, read_turns, skip_running
+from jev.hosts.transcript import detect_format, formats, read_turns, skip_running
 from jev.settings import load_settings, require_profile, validate_settings
 from jev.store import Store
 from jev.terminal import json_visible, visible
@@ -58,17 +58,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--from",
         dest="fmt",
-        choices=(
-            "auto",
-            "turn",
-            "claude-code",
-            "codex",
-            "gemini",
-            "cursor",
-            "copilot",
-            "qwen",
-            "droid",
-        ),
+        choices=("auto", *formats()),
         default="auto",
         help="input format (default: detected from the file)",
     )

@@ -1,7 +1,9 @@
 """What a host adapter is: the typed stop event, the answer, and the adapter protocol.
 
-Jev talks to each agent host through one adapter module, ``jev/hosts/adapters/<host>.py``
-(design.md §12; issue 8 item 1). The adapter knows everything that differs between hosts:
+Jev talks to each agent host through one host package, ``jev/hosts/<host>/`` (design.md
+§12; issues 8 item 1, 24 item 2): its ``adapter.py`` holds the adapter (``ADAPTER``, a
+:class:`HostAdapter`) and its ``fileformat.py`` the transcript format (a
+:class:`TranscriptFormat`). The adapter knows everything that differs between hosts:
 
 * the **fast path** (:meth:`HostAdapter.quick_skip`): stdlib only, no ``typing`` or
   ``dataclasses`` at import time — says when a stop certainly needs nothing;
@@ -19,8 +21,11 @@ Jev talks to each agent host through one adapter module, ``jev/hosts/adapters/<h
 
 The generic runner (:mod:`jev.hosts.hook`) does the rest for every host: fast path,
 profile switch, plan mode, subagent stops, audit, supplement loop, records, fail-open.
-Adding a host is one new adapter module plus its tests, registered in
-:mod:`jev.hosts.registry`; no other module names a host.
+Its ``fileformat`` module says how ``jev audit`` recognises the host's transcript and
+reads its turns. Adding a host is one new host package plus its tests, registered in
+:mod:`jev.hosts.registry` (one line, or one entry point of a third-party distribution);
+no other module names a host, and import-linter keeps host packages from importing
+each other.
 
 Every exit code a hook produces is 0: a hook failure must never block a turn (fail
 open). Never exit 2, which Claude Code and Codex treat as "block the stop".
@@ -47,6 +52,7 @@ from jev.errors import UsageError
 if TYPE_CHECKING:
     from jev.hosts.hook import SessionIndex
     from jev.hosts.transcript import Turn
+    from jev.hosts.turns import LineStats
 
 __all__ = [
     "EVENT_KINDS",
@@ -58,6 +64,7 @@ __all__ = [
     "HostAdapter",
     "Installer",
     "StopEvent",
+    "TranscriptFormat",
     "cap",
     "common_fields",
     "json_line",
@@ -332,6 +339,55 @@ class HostAdapter(Protocol):
 
     def render_session_start(self, context: str | None) -> str:
         """Stdout of the host's session-start hook adding ``context`` ("" for nothing)."""
+        ...
+
+
+class TranscriptFormat(Protocol):
+    """A host's transcript format: the ``fileformat`` module of its host package.
+
+    Stdlib only at import (``jev audit`` imports every host's to sniff a file); the
+    reader is imported inside :meth:`read_turns` / :meth:`read_current_turn`.
+
+    Attributes:
+        SNIFF_RANK: the order in which format detection asks the hosts about a head
+            record (lower first; built-in ranks are 10-70, the Claude Code catch-all
+            last).
+        LABEL: what such a file is called in an input note (``"the transcript"``,
+            Codex ``"the rollout"``).
+    """
+
+    SNIFF_RANK: int
+    LABEL: str
+
+    def sniff_head(self, head: bytes) -> bool:
+        """True when the head of the file (its first lines, BOM removed) is this host's
+        non-JSON transcript."""
+        ...
+
+    def sniff_record(self, rec: dict[str, object]) -> bool:
+        """True when one JSON object line of the file's head is this host's record."""
+        ...
+
+    def sniff_document(self, doc: object) -> bool:
+        """True when the whole file, parsed as one JSON document, is this host's."""
+        ...
+
+    def read_turns(self, path: Path, stats: LineStats) -> list[Turn]:
+        """Every turn of the file, numbered 1, 2, …; lone surrogates replaced are
+        added to ``stats``.
+
+        Raises:
+            UsageError: the file cannot be read.
+        """
+        ...
+
+    def read_current_turn(self, path: Path, stats: LineStats) -> Turn:
+        """The file's current (last) turn, read backwards where the format allows.
+
+        Raises:
+            UsageError: the file cannot be read.
+            MaterialMissing: the file holds no turn.
+        """
         ...
 
 

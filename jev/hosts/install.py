@@ -3,7 +3,7 @@ Jev (design.md §12).
 
 The generic part: each host's adapter describes its files, scopes, handler shape and
 timeout unit (:class:`jev.hosts.base.Installer`, e.g.
-:class:`jev.hosts.adapters.claude_code.ClaudeCodeInstaller`); this module finds the
+:class:`jev.hosts.claude_code.adapter.ClaudeCodeInstaller`); this module finds the
 file (:func:`config_path`, the project root), sizes the Stop timeout
 (:func:`hook_timeout_s`) and plans the merge (:func:`plan_install`,
 :func:`plan_uninstall`). Reading, merging, diffing, backing up and writing the file is

@@ -3,32 +3,26 @@
 :class:`Turn` and what the readers share live in :mod:`jev.hosts.turns` (re-exported
 here).
 
-Jev reads a turn's material (design.md §3) from these kinds of file:
-
-* ``turn``: the generic turn JSON (``schemas/turn.schema.json``, :mod:`jev.hosts.turnfile`);
-* ``claude-code``: a Claude Code session transcript (JSONL, :mod:`jev.hosts.claude_code`);
-* ``codex``: a Codex CLI rollout (JSONL, :mod:`jev.hosts.codex`);
-* ``gemini``: a Gemini CLI chat (JSONL record stream or legacy ``.json``,
-  :mod:`jev.hosts.gemini_transcript`);
-* ``cursor``: a Cursor agent transcript (JSONL, :mod:`jev.hosts.cursor_transcript`);
-* ``copilot``: a GitHub Copilot CLI ``events.jsonl`` (:mod:`jev.hosts.copilot_transcript`);
-* ``qwen``: a Qwen Code session (JSONL, :mod:`jev.hosts.qwen_transcript`);
-* ``droid``: a Factory Droid session (JSONL, :mod:`jev.hosts.droid_transcript`).
+Jev reads a turn's material (design.md §3) from the generic turn JSON (``turn``:
+``schemas/turn.schema.json``, :mod:`jev.hosts.turnfile`) and from the transcript of
+every registered host (:mod:`jev.hosts.registry`): each host package's ``fileformat``
+module (:class:`jev.hosts.base.TranscriptFormat`) says how its files are recognised
+and read. This module names no host; it loops over the registry.
 
 Stdlib only: the Stop hook imports this module on its fast path (common brief).
-The readers are imported lazily inside the functions so that a hook for one host
+The readers are imported lazily (by each ``fileformat``) so that a hook for one host
 never pays for the other readers.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, BinaryIO, Literal
+from typing import TYPE_CHECKING, BinaryIO
 
 from jev.errors import UsageError
+from jev.hosts import registry
 from jev.hosts.turns import (
     REASON_INTERRUPT,
     REASON_NO_OPENING,
@@ -36,13 +30,15 @@ from jev.hosts.turns import (
     REASON_RUNNING,
     LineStats,
     Turn,
-    counting,
     iter_records,
     iter_records_backward,
     no_turn_error,
     scrubbed,
     skip_running,
 )
+
+if TYPE_CHECKING:
+    from jev.hosts.base import TranscriptFormat
 
 __all__ = [
     "FORMATS",
@@ -54,6 +50,7 @@ __all__ = [
     "Turn",
     "TurnFormat",
     "detect_format",
+    "formats",
     "iter_records",
     "iter_records_backward",
     "no_turn_error",
@@ -64,56 +61,29 @@ __all__ = [
     "where_read",
 ]
 
-TurnFormat = Literal["turn", "claude-code", "codex", "gemini", "cursor", "copilot", "qwen", "droid"]
-#: The file formats Jev reads turns from.
-FORMATS: tuple[str, ...] = (
-    "turn",
-    "claude-code",
-    "codex",
-    "gemini",
-    "cursor",
-    "copilot",
-    "qwen",
-    "droid",
-)
-#: Readers of the formats beyond the generic/Claude Code/Codex ones: module path.
-_OTHER_READERS: dict[str, str] = {
-    "gemini": "jev.hosts.gemini_transcript",
-    "cursor": "jev.hosts.cursor_transcript",
-    "copilot": "jev.hosts.copilot_transcript",
-    "qwen": "jev.hosts.qwen_transcript",
-    "droid": "jev.hosts.droid_transcript",
-}
+#: A format name: ``turn`` or a registered host's name.
+TurnFormat = str
+#: The file formats of the built-in hosts, ``turn`` first (:func:`formats` adds the
+#: hosts registered later).
+FORMATS: tuple[str, ...] = ("turn", *registry.host_names())
+
+
+def formats() -> tuple[str, ...]:
+    """Every format Jev reads: ``turn``, then each registered host's, in registry order
+    (third-party hosts of the ``jev.hosts`` entry points included)."""
+    return ("turn", *registry.discover())
+
+
+def _by_rank() -> list[tuple[str, TranscriptFormat]]:
+    """``(host, format)`` of every registered host, in sniffing order."""
+    found = [(host, registry.file_format(host)) for host in formats()[1:]]
+    return sorted(found, key=lambda pair: pair[1].SNIFF_RANK)
+
 
 #: Lines read from the head of a file to sniff its format (each read whole).
 _SNIFF_LINES = 20
 #: Largest whole-file JSON document tried as a generic turn file while sniffing (bytes).
 _SNIFF_WHOLE_MAX = 64 << 20
-
-_CODEX_TYPES = frozenset(
-    {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
-)
-_CLAUDE_TYPES = frozenset(
-    {
-        "user",
-        "assistant",
-        "system",
-        "summary",
-        "file-history-snapshot",
-        "queue-operation",
-        "progress",
-        "attachment",
-        "pr-link",
-        "agent-name",
-        "custom-title",
-        "last-prompt",
-        "permission-mode",
-        "ai-title",
-        "agent-setting",
-        "bridge-session",
-        "worktree-state",
-    }
-)
 
 
 def _check_path(path: Path) -> None:
@@ -126,11 +96,11 @@ def _check_path(path: Path) -> None:
 def detect_format(path: str | Path) -> TurnFormat:
     """Tell which of :data:`FORMATS` a file is, by sniffing its first lines.
 
-    Up to 20 lines are read whole (a first line of 64 KiB or more is fine). A
-    first JSON line with ``type`` in the Codex rollout item types and a
-    ``payload`` is ``codex`` (hosts.md (Codex CLI)); one with a Claude Code record type,
-    ``sessionId`` or ``uuid`` is ``claude-code`` (hosts.md (Claude Code)); a whole-file JSON
-    object with ``request`` is ``turn``.
+    Up to 20 lines are read whole (a first line of 64 KiB or more is fine). Each
+    registered host's ``fileformat`` is asked, in ``SNIFF_RANK`` order, about the head
+    (``sniff_head``), then each JSON object line (``sniff_record``; a line with
+    ``request`` after every host is ``turn``), then the whole file as one document
+    (``request`` is ``turn``, else ``sniff_document``).
 
     Raises:
         UsageError: the file is missing, unreadable, empty or of no known format;
@@ -147,8 +117,11 @@ def detect_format(path: str | Path) -> TurnFormat:
     if not any(raw.strip() for raw in lines):
         raise UsageError(f"{path}: the file is empty; there is no turn to read.")
     lines[0] = lines[0].removeprefix(b"\xef\xbb\xbf")
-    if b"".join(lines).lstrip().startswith((b"user:", b"assistant:")):
-        return "cursor"  # the older Cursor .txt transcript (its reader says so)
+    hosts = _by_rank()
+    head = b"".join(lines)
+    for host, fmt in hosts:
+        if fmt.sniff_head(head):
+            return host
     first_error: tuple[int, ValueError] | None = None
     first_kind = ""
     for lineno, raw in enumerate(lines, start=1):
@@ -163,14 +136,9 @@ def detect_format(path: str | Path) -> TurnFormat:
         if not isinstance(rec, dict):
             first_kind = first_kind or _json_kind(rec)
             continue
-        found = _sniff_other(rec)
-        if found is not None:
-            return found
-        rtype = rec.get("type")
-        if rtype in _CODEX_TYPES and "payload" in rec:
-            return "codex"
-        if rtype in _CLAUDE_TYPES or "sessionId" in rec or "parentUuid" in rec:
-            return "claude-code"
+        for host, fmt in hosts:
+            if fmt.sniff_record(rec):
+                return host
         if "request" in rec:
             return "turn"
         first_kind = first_kind or "a JSON object without the fields of a known format"
@@ -185,8 +153,9 @@ def detect_format(path: str | Path) -> TurnFormat:
             doc = None
         if isinstance(doc, dict) and "request" in doc:
             return "turn"
-        if isinstance(doc, dict) and "projectHash" in doc and "messages" in doc:
-            return "gemini"
+        for host, fmt in hosts:
+            if fmt.sniff_document(doc):
+                return host
         if doc is not None:
             first_kind = _json_kind(doc)
     raise UsageError(unrecognised_message(path, first_error, first_kind, whole_error))
@@ -236,7 +205,8 @@ def unrecognised_message(
             (e.g. "a JSON array").
         whole_error: the error of reading the whole file as one JSON document.
     """
-    expected = f"a Jev turn file or a transcript of {', '.join(FORMATS[1:])}"
+    known = formats()
+    expected = f"a Jev turn file or a transcript of {', '.join(known[1:])}"
     if kind:
         why = f"it is {kind}, not {expected}"
     elif line_error is not None:
@@ -250,7 +220,7 @@ def unrecognised_message(
     return (
         f"{path}: cannot tell the format: {why}. Pass a turn file "
         "(schemas/turn.schema.json) or a session transcript; if it is one, name its "
-        f"format with --from ({', '.join(FORMATS)})."
+        f"format with --from ({', '.join(known)})."
     )
 
 
@@ -268,42 +238,24 @@ def _json_error_text(exc: ValueError) -> str:
     return f" ({exc})"
 
 
-def _sniff_other(rec: dict[str, object]) -> TurnFormat | None:
-    """The format of one JSONL record of the newer hosts, or ``None`` (hosts.md)."""
-    rtype = rec.get("type")
-    if isinstance(rtype, str) and "." in rtype and isinstance(rec.get("data"), dict):
-        return "copilot"  # events.jsonl: {type: "session.start", data: {…}}
-    if "projectHash" in rec or "$rewindTo" in rec or "$set" in rec:
-        return "gemini"
-    if rtype in ("user", "gemini") and "id" in rec and "uuid" not in rec and "content" in rec:
-        return "gemini"
-    message = rec.get("message")
-    if (
-        "systemPayload" in rec
-        or rtype == "tool_result"
-        or (isinstance(message, dict) and isinstance(message.get("parts"), list))
-    ):
-        return "qwen"
-    if rtype in ("session_start", "message") and "uuid" not in rec:
-        return "droid"
-    if rtype == "turn_ended" or (rtype is None and "role" in rec and isinstance(message, dict)):
-        return "cursor"
-    return None
-
-
 def _resolve(path: Path, fmt: str) -> str:
     if fmt == "auto":
         return detect_format(path)
-    if fmt not in FORMATS:
-        raise UsageError(f"unknown turn format {fmt!r}; use one of auto, {', '.join(FORMATS)}.")
+    # a registered host's format needs no scan of the entry points (the hook's path)
+    if fmt != "turn" and fmt not in registry.host_names() and fmt not in formats():
+        raise UsageError(f"unknown turn format {fmt!r}; use one of auto, {', '.join(formats())}.")
     _check_path(path)
     return fmt
 
 
 def where_read(kind: str) -> str:
     """What a file of format ``kind`` is called in an input note: ``"the turn file"``,
-    ``"the rollout"`` (Codex) or ``"the transcript"``."""
-    return {"turn": "the turn file", "codex": "the rollout"}.get(kind, "the transcript")
+    or the host format's ``LABEL`` (``"the rollout"`` for Codex, ``"the transcript"``)."""
+    if kind == "turn":
+        return "the turn file"
+    if kind in registry.host_names():
+        return registry.file_format(kind).LABEL
+    return "the transcript"
 
 
 def read_turns(path: str | Path, fmt: str = "auto") -> list[Turn]:
@@ -332,24 +284,9 @@ def read_turns(path: str | Path, fmt: str = "auto") -> list[Turn]:
         from jev.hosts.turnfile import read_turn_file
 
         turns = [read_turn_file(path, stats)]
-    elif kind == "claude-code":
-        # lazy: only the detected format's reader loads (start-up of `jev audit`)
-        from jev.hosts.claude_code import read_turns as read_claude_turns
-
-        turns = read_claude_turns(path, stats)
-    elif kind in _OTHER_READERS:
-        with counting() as stats:
-            turns = list(_reader(kind).read_turns(path))
     else:
-        # lazy: only the detected format's reader loads (start-up of `jev audit`)
-        from jev.hosts.codex import read_turns as read_codex_turns
-
-        turns = read_codex_turns(path, stats)
+        turns = registry.file_format(kind).read_turns(path, stats)
     return scrubbed(turns, stats.surrogates, where_read(kind))
-
-
-def _reader(kind: str) -> Any:
-    return importlib.import_module(_OTHER_READERS[kind])
 
 
 def read_current_turn(
@@ -381,19 +318,8 @@ def read_current_turn(
         from jev.hosts.turnfile import read_turn_file
 
         turn = read_turn_file(path, stats)
-    elif kind == "claude-code":
-        # lazy: only the detected format's reader loads (start-up of `jev audit`)
-        from jev.hosts.claude_code import read_current_turn as read_claude_current
-
-        turn = read_claude_current(path, stats)
-    elif kind in _OTHER_READERS:
-        with counting() as stats:
-            turn = _reader(kind).read_current_turn(path)
     else:
-        # lazy: only the detected format's reader loads (start-up of `jev audit`)
-        from jev.hosts.codex import read_current_turn as read_codex_current
-
-        turn = read_codex_current(path, stats)
+        turn = registry.file_format(kind).read_current_turn(path, stats)
     turn = scrubbed([turn], stats.surrogates, where_read(kind))[0]
     if last_assistant_message is not None and turn.material is not None:
         turn = replace(turn, material=replace(turn.material, final_answer=last_assistant_message))

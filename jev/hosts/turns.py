@@ -1,7 +1,7 @@
 """What every transcript reader shares: the :class:`Turn` type, the reasons, and reading
 JSON lines forwards or backwards with :class:`LineStats`.
 
-The readers (:mod:`jev.hosts.claude_code`, :mod:`jev.hosts.codex`,
+The readers (:mod:`jev.hosts.claude_code.transcript`, :mod:`jev.hosts.codex.transcript`,
 :mod:`jev.hosts.turnfile`, the other ``*_transcript`` modules) build on this module;
 :mod:`jev.hosts.transcript` detects a file's format and dispatches to them, so no
 reader imports the dispatcher (no import cycle). Stdlib only: the Stop hook imports

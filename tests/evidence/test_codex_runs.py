@@ -7,8 +7,8 @@ import json
 from typing import Any
 
 from jev.evidence.runs import Run
-from jev.hosts.codex import scan
-from jev.hosts.codex_runs import shell_command, shell_run
+from jev.hosts.codex.runs import shell_command, shell_run
+from jev.hosts.codex.transcript import scan
 
 
 def test_commands_and_outputs() -> None:
@@ -64,7 +64,7 @@ def test_runs_of_the_current_turn() -> None:
 
 
 def test_gemini_run_shell_command_results() -> None:
-    from jev.hosts.gemini_transcript import scan as gemini_scan
+    from jev.hosts.gemini.transcript import scan as gemini_scan
     from jev.hosts.shelltext import labelled_run
 
     text = (

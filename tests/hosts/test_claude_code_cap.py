@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from jev.hosts import cc_facts
-from jev.hosts.adapters import claude_code as cc
 from jev.hosts.base import HookInput
+from jev.hosts.claude_code import adapter as cc
+from jev.hosts.claude_code import facts as cc_facts
 from jev.hosts.hook import run_session_start_hook
 from jev.hosts.transcript import read_turns
 from jev.texts import system_prompt_section

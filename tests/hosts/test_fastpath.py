@@ -142,8 +142,9 @@ def test_fast_path_imports_only_the_standard_library(tmp_path: Path, jev_home: P
         "jev.hosts",
         "jev.hosts.fastpath",
         "jev.hosts.registry",
-        "jev.hosts.adapters",
-        "jev.hosts.adapters.claude_code",
-        "jev.hosts.cc_records",
+        "jev.hosts.claude_code",
+        "jev.hosts.claude_code.adapter",
+        "jev.hosts.ccformat",
+        "jev.hosts.ccformat.records",
         "jev.paths",
     }

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from jev.domain import TodoItem
-from jev.hosts import gemini_transcript as gt
-from jev.hosts.adapters.gemini import GeminiInstaller
+from jev.hosts.gemini import transcript as gt
+from jev.hosts.gemini.adapter import GeminiInstaller
 from tests.conftest import SHARED
 
 REAL = SHARED / "real" / "gemini-cli-0.61.0_scripted-model_blocked-turn.jsonl"

@@ -16,7 +16,9 @@ import pytest
 
 from jev.cli import main
 from jev.errors import UsageError
-from jev.hosts import claude_code, codex, transcript
+from jev.hosts import transcript
+from jev.hosts.claude_code import transcript as claude_code
+from jev.hosts.codex import transcript as codex
 from jev.hosts.transcript import detect_format, read_current_turn, read_turns
 from tests.conftest import FIXTURES
 

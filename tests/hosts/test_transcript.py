@@ -65,7 +65,8 @@ def test_explicit_format_is_used(tmp_path: Path) -> None:
 
 def test_hook_fast_path_imports_nothing_heavy() -> None:
     code = (
-        "import sys; import jev.hosts.transcript, jev.hosts.claude_code, jev.hosts.codex; "
+        "import sys; import jev.hosts.transcript, jev.hosts.claude_code.transcript, "
+        "jev.hosts.codex.transcript; "
         "heavy = {'httpx', 'jinja2', 'jsonschema', 'pydantic'} & set(sys.modules); "
         "print(sorted(heavy))"
     )

@@ -8,7 +8,7 @@ Two set-ups, the two ways Codex runs a hook:
 
 * user scope, **trusted** the way the TUI's "Hooks need review" → "Trust all and
   continue" stores it (``[hooks.state."<hooks.json>:stop:0:0"] trusted_hash``; the hash
-  is :func:`jev.hosts.adapters.codex_trust.hook_trust_hash`, equal to what the real TUI
+  is :func:`jev.hosts.codex.trust.hook_trust_hash`, equal to what the real TUI
   wrote); no bypass flag, so a wrong hash would leave the hook silent and fail the test;
 * project scope, ``codex exec --trust --dangerously-bypass-hook-trust``.
 
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jev.hosts.adapters.codex_trust import hook_trust_hash
+from jev.hosts.codex.trust import hook_trust_hash
 from tests.hosts_real.conftest import HostHome
 from tests.hosts_real.npm_hosts import host_program
 from tests.hosts_real.scripted import Logged, Step, Text, Tool

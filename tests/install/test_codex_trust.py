@@ -1,5 +1,5 @@
 """Codex hook trust, the install notes and the newest rollout in ``jev doctor`` (issue 19
-item 4; :mod:`jev.hosts.adapters.codex_trust`). The real Codex CLI runs the same paths in
+item 4; :mod:`jev.hosts.codex.trust`). The real Codex CLI runs the same paths in
 ``tests/hosts_real/test_codex.py``; these are the fast, in-process checks."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from jev.cli import main
-from jev.hosts.adapters.codex_trust import hook_trust_hash, newest_rollout
+from jev.hosts.codex.trust import hook_trust_hash, newest_rollout
 from tests.conftest import SHARED
 
 HAND = Path(__file__).resolve().parent.parent / "fixtures" / "hand"

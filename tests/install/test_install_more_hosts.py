@@ -322,7 +322,7 @@ def test_copilot_home_moves_the_user_hook_file_and_the_sessions(
 ) -> None:
     """``COPILOT_HOME`` is Copilot's configuration and state folder (``copilot help
     environment``): the user hook file and the newest session are read there."""
-    from jev.hosts.adapters.copilot import CopilotInstaller
+    from jev.hosts.copilot.adapter import CopilotInstaller
 
     folder = tmp_path / "copilot-home"
     monkeypatch.setenv("COPILOT_HOME", str(folder))

@@ -17,10 +17,14 @@ from jev.judges.scripted import ScriptedJudge
 
 @pytest.fixture(autouse=True)
 def _restore_registry() -> Iterator[None]:
+    from jev import registry
+
     saved = dict(judges._registry)
+    discovered = registry._discovered  # restored with the table, or entry points are lost
     yield
     judges._registry.clear()
     judges._registry.update(saved)
+    registry._discovered = discovered
 
 
 class EchoJudge:

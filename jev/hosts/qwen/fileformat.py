@@ -1,0 +1,74 @@
+"""Qwen Code session files: how ``jev audit`` recognises one and reads its turns (design.md §12).
+
+Stdlib only at import: format detection imports every host's ``fileformat``; the
+reader (:mod:`jev.hosts.qwen.transcript`) loads only when a file of this format is read.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # no ``typing`` import: format detection imports this module
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from jev.hosts.turns import LineStats, Turn
+
+__all__ = [
+    "LABEL",
+    "SNIFF_RANK",
+    "read_current_turn",
+    "read_turns",
+    "sniff_document",
+    "sniff_head",
+    "sniff_record",
+]
+
+#: Format detection asks the hosts in this order (lower first).
+SNIFF_RANK = 30
+#: What such a file is called in an input note.
+LABEL = "the transcript"
+
+
+def sniff_head(head: bytes) -> bool:
+    """Never: this format is JSON lines."""
+    return False
+
+
+def sniff_record(rec: dict[str, object]) -> bool:
+    """A session record: ``systemPayload``, a ``tool_result`` line, or a ``message``
+    with ``parts``."""
+    message = rec.get("message")
+    return (
+        "systemPayload" in rec
+        or rec.get("type") == "tool_result"
+        or (isinstance(message, dict) and isinstance(message.get("parts"), list))
+    )
+
+
+def sniff_document(doc: object) -> bool:
+    """Never: this format is JSON lines, not one document."""
+    return False
+
+
+def read_turns(path: Path, stats: LineStats) -> list[Turn]:
+    """Every turn of the file, numbered (:func:`jev.hosts.qwen.transcript.read_turns`); the lone
+    surrogates its reader replaced are added to ``stats``."""
+    # lazy: only the read format's reader loads (start-up of `jev audit`)
+    from jev.hosts.qwen.transcript import read_turns as read
+    from jev.hosts.turns import counting
+
+    with counting() as counted:
+        turns = list(read(path))
+    stats.surrogates += counted.surrogates
+    return turns
+
+
+def read_current_turn(path: Path, stats: LineStats) -> Turn:
+    """The file's current turn (:func:`jev.hosts.qwen.transcript.read_current_turn`)."""
+    # lazy: only the read format's reader loads (start-up of `jev audit`)
+    from jev.hosts.qwen.transcript import read_current_turn as read
+    from jev.hosts.turns import counting
+
+    with counting() as counted:
+        turn = read(path)
+    stats.surrogates += counted.surrogates
+    return turn

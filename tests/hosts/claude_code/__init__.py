@@ -1,0 +1,1 @@
+"""Tests of the claude_code host package (jev/hosts/claude_code/)."""

@@ -1,0 +1,1 @@
+"""Tests of the copilot host package (jev/hosts/copilot/)."""

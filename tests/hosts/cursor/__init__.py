@@ -1,0 +1,1 @@
+"""Tests of the cursor host package (jev/hosts/cursor/)."""

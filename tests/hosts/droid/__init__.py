@@ -1,0 +1,1 @@
+"""Tests of the droid host package (jev/hosts/droid/)."""

@@ -1,0 +1,1 @@
+"""Tests of the qwen host package (jev/hosts/qwen/)."""
