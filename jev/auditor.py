@@ -50,11 +50,21 @@ from jev.decision import ACTIONS, Conclusion, Decision, conclude, notice_for, ui
 from jev.domain import AuditOutcome, InputNote, Material, Settings, merge_notes
 from jev.judges import create_judge
 from jev.judging import SKIP_NO_TODO, Prepared, budget_refusal, prepare, run_audit
-from jev.loop import Action, LoopState, cancel, decide, should_audit
+from jev.loop import Action, cancel, decide, should_audit
 from jev.records import Record, build_record
 from jev.settings import load_settings
 from jev.store import Store, TurnKey, TurnRow
 from jev.texts import incomplete_notice
+from jev.turn_rows import (
+    JUDGE_CALLS_KEY,
+    cap_reached,
+    decision_from_json,
+    judge_call_cap,
+    judge_calls,
+    state_of,
+    turn_row,
+    with_calls,
+)
 
 if TYPE_CHECKING:
     from jev.evidence.step import EvidenceInput
@@ -81,25 +91,11 @@ LEASE_MARGIN_S = 30.0
 #: is decided and counted again, so every block that leaves Jev is counted (issue 8).
 #: Later, an identical stop is a new audit, counted as usual.
 DUPLICATE_WINDOW_S = 15.0
-#: Key of the per-turn count of real judge calls, kept next to the loop state in the
-#: store's turn row (not part of :class:`jev.loop.LoopState`; see :func:`judge_call_cap`).
-JUDGE_CALLS_KEY = "judge_calls"
 #: Key of the last valid judge reply of the turn, kept in the stored decision, so an
 #: identical re-stop reuses the verdict without a judge call and is still counted.
 REPLY_KEY = "judge_reply"
 #: Key of the identity of the host stop that got the turn's last block (issue 23).
 STOP_KEY = "stop"
-
-
-def judge_call_cap(settings: Settings) -> int:
-    """Most real judge calls one turn may make from host stops (design.md §8; issue 8).
-
-    ``max_supplements + 1 + judge.technical_retries``: N+1 normal audits plus the
-    technical retries, shared by the whole turn whatever the host does (re-stops at
-    any speed, ``needs-user`` continuations, failing judges). An explicit retry
-    (``jev retry``) is not limited.
-    """
-    return settings.max_supplements + 1 + max(0, settings.judge.technical_retries)
 
 
 class Auditor:
@@ -306,7 +302,7 @@ class Auditor:
         settings = self.settings()
 
         def apply(row: TurnRow | None) -> tuple[TurnRow | None, list[Record], Decision]:
-            before = _state_of(row)
+            before = state_of(row)
             after, action = cancel(before, settings.max_supplements)
             notice = notice_for(after, action, None, settings)
             decision = Decision(action="cancelled", notice=notice, state=after)
@@ -321,7 +317,7 @@ class Auditor:
                 status="cancelled",
                 now=self._now(),
             )
-            return _row(key, row, after, decision, lease=None), [record], decision
+            return turn_row(key, row, after, decision, lease=None), [record], decision
 
         decision = self._transact(key, apply, settings.records_days)
         assert decision is not None
@@ -344,7 +340,7 @@ class Auditor:
         settings = self.settings()
 
         def apply(row: TurnRow | None) -> tuple[TurnRow | None, list[Record], Decision]:
-            before = _state_of(row)
+            before = state_of(row)
             sent = row is not None and (row.decision or {}).get("action") == "supplement"
             if not sent or before.status != "awaiting-supplement" or not before.supplements_used:
                 return None, [], Decision(action="skip", state=before)
@@ -368,7 +364,7 @@ class Auditor:
                 status="incomplete",
                 now=self._now(),
             )
-            return _row(key, row, after, decision, lease=None), [record], decision
+            return turn_row(key, row, after, decision, lease=None), [record], decision
 
         decision = self._transact(key, apply, settings.records_days)
         assert decision is not None
@@ -411,7 +407,7 @@ class Auditor:
         def claim(row: TurnRow | None) -> tuple[TurnRow | None, list[Record], Decision | None]:
             now = self._now()
             reused[0] = None
-            state = _state_of(row)
+            state = state_of(row)
             if row is not None and row.lease_until is not None and row.lease_until > now:
                 return None, [], Decision(action="busy", notice="", state=state)
             if stop and row is not None and (row.decision or {}).get(STOP_KEY) == stop:
@@ -428,7 +424,7 @@ class Auditor:
             ):
                 if row.decision.get("action") != "supplement":
                     # The same stop again with a non-block answer: same answer, no count.
-                    return None, [], _decision_from_json(row.decision, state)
+                    return None, [], decision_from_json(row.decision, state)
                 # The same report again after a block: the stored verdict is reused (no
                 # judge call) and decided again, so a repeated block is a counted block.
                 reused[0] = row.decision.get(REPLY_KEY)
@@ -441,9 +437,9 @@ class Auditor:
                 action = replace(action, kind=kind)
                 notice = notice_for(state, action, None, settings)
                 return None, [], Decision(action=kind, notice=notice, state=state)
-            if not force and reused[0] is None and _judge_calls(row) >= judge_call_cap(settings):
-                return None, [], _cap_reached(state, settings)
-            new_row = _row(key, row, state, None, lease=now + lease_s, material_hash=digest)
+            if not force and reused[0] is None and judge_calls(row) >= judge_call_cap(settings):
+                return None, [], cap_reached(state, settings)
+            new_row = turn_row(key, row, state, None, lease=now + lease_s, material_hash=digest)
             return new_row, [], None
 
         with log.timed("claim"):
@@ -464,7 +460,7 @@ class Auditor:
         decide_ms = [0.0]  # for the log's decide and record steps (jev.log)
 
         def finish(row: TurnRow | None) -> tuple[TurnRow | None, list[Record], Decision]:
-            before = _state_of(row)
+            before = state_of(row)
             if row is not None and row.material_hash not in (None, digest):
                 # A newer stop of this turn claimed it meanwhile: this verdict is stale.
                 stale = Action(
@@ -487,7 +483,7 @@ class Auditor:
                     steer=steer,
                     input_notes=notes,
                 )
-                counted = _with_calls(row, _judge_calls(row) + real_calls)
+                counted = with_calls(row, judge_calls(row) + real_calls)
                 return counted, [rec], Decision(action="stale", outcome=outcome, state=before)
             began = time.perf_counter()
             done = conclude(before, outcome, settings, steer=steer)
@@ -514,9 +510,9 @@ class Auditor:
                 steer=steer,
                 input_notes=notes,
             )
-            new_row = _row(key, row, done.after, decision, lease=None, material_hash=digest)
+            new_row = turn_row(key, row, done.after, decision, lease=None, material_hash=digest)
             new_row = replace(
-                new_row, state={**new_row.state, JUDGE_CALLS_KEY: _judge_calls(row) + real_calls}
+                new_row, state={**new_row.state, JUDGE_CALLS_KEY: judge_calls(row) + real_calls}
             )
             if reply is not None and new_row.decision is not None:
                 new_row.decision[REPLY_KEY] = reply
@@ -549,7 +545,7 @@ class Auditor:
             return judge, replace(settings, judge=replace(settings.judge, technical_retries=0))
         if force:
             return real, settings
-        left = judge_call_cap(settings) - _judge_calls(self.store.get_turn(key))
+        left = judge_call_cap(settings) - judge_calls(self.store.get_turn(key))
         retries = max(0, min(settings.judge.technical_retries, left - 1))
         if retries == settings.judge.technical_retries:
             return real, settings
@@ -587,68 +583,3 @@ class Auditor:
         if not isinstance(result, Decision):  # pragma: no cover - programming error
             raise TypeError(f"turn transaction returned {type(result).__name__}")
         return replace(result, record_id=ids[-1]) if ids else result
-
-
-def _state_of(row: TurnRow | None) -> LoopState:
-    if row is None or not row.state:
-        return LoopState()
-    return LoopState.from_json(row.state)
-
-
-def _row(
-    key: TurnKey,
-    row: TurnRow | None,
-    state: LoopState,
-    decision: Decision | None,
-    *,
-    lease: float | None,
-    material_hash: str | None = None,
-) -> TurnRow:
-    return TurnRow(
-        key=key,
-        state={**state.to_json(), JUDGE_CALLS_KEY: _judge_calls(row)},
-        material_hash=material_hash
-        if material_hash is not None
-        else (row.material_hash if row else None),
-        decision=decision.to_json() if decision is not None else None,
-        lease_until=lease,
-        updated_at=row.updated_at if row is not None else None,
-    )
-
-
-def _judge_calls(row: TurnRow | None) -> int:
-    """Real judge calls made in the turn so far (0 for a new turn or an old row)."""
-    if row is None or not row.state:
-        return 0
-    value = row.state.get(JUDGE_CALLS_KEY, 0)
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def _with_calls(row: TurnRow | None, calls: int) -> TurnRow | None:
-    """``row`` with its turn's judge-call count set to ``calls``."""
-    if row is None:
-        return None
-    return replace(row, state={**row.state, JUDGE_CALLS_KEY: calls})
-
-
-def _cap_reached(state: LoopState, settings: Settings) -> Decision:
-    """The turn used its judge-call cap: nothing is audited or sent any more."""
-    reason = (
-        f"this turn already made {judge_call_cap(settings)} judge calls "
-        "(max_supplements + 1 + technical_retries); no further audit runs in it"
-    )
-    return Decision(
-        action="exhausted" if state.supplements_used else "incomplete",
-        notice=incomplete_notice(reason, ui_language(settings)),
-        state=state,
-    )
-
-
-def _decision_from_json(data: dict[str, Any], state: LoopState) -> Decision:
-    return Decision(
-        action=str(data.get("action", "finish")),
-        supplement=data.get("supplement"),
-        notice=str(data.get("notice") or ""),
-        state=state,
-        record_id=data.get("record_id"),
-    )
