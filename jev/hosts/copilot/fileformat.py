@@ -7,6 +7,8 @@ reader (:mod:`jev.hosts.copilot.transcript`) loads only when a file of this form
 
 from __future__ import annotations
 
+from jev.hosts.formatkit import read_counted, read_current_counted
+
 TYPE_CHECKING = False  # no ``typing`` import: format detection imports this module
 if TYPE_CHECKING:
     from pathlib import Path
@@ -47,25 +49,11 @@ def sniff_document(doc: object) -> bool:
 
 
 def read_turns(path: Path, stats: LineStats) -> list[Turn]:
-    """Every turn of the file, numbered (:func:`jev.hosts.copilot.transcript.read_turns`); the lone
-    surrogates its reader replaced are added to ``stats``."""
-    # lazy: only the read format's reader loads (start-up of `jev audit`)
-    from jev.hosts.copilot.transcript import read_turns as read
-    from jev.hosts.turns import counting
-
-    with counting() as counted:
-        turns = list(read(path))
-    stats.surrogates += counted.surrogates
-    return turns
+    """Every turn of the file, numbered (:func:`jev.hosts.copilot.transcript.read_turns`); the
+    lone surrogates its reader replaced are added to ``stats``."""
+    return read_counted("jev.hosts.copilot.transcript", path, stats)
 
 
 def read_current_turn(path: Path, stats: LineStats) -> Turn:
     """The file's current turn (:func:`jev.hosts.copilot.transcript.read_current_turn`)."""
-    # lazy: only the read format's reader loads (start-up of `jev audit`)
-    from jev.hosts.copilot.transcript import read_current_turn as read
-    from jev.hosts.turns import counting
-
-    with counting() as counted:
-        turn = read(path)
-    stats.surrogates += counted.surrogates
-    return turn
+    return read_current_counted("jev.hosts.copilot.transcript", path, stats)
