@@ -38,6 +38,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,7 +91,7 @@ class CliRun:
     folder: Path
 
 
-class CliJudge:
+class CliJudge(ABC):
     """The engine of a host judge (module docstring). Subclasses set :attr:`provider`
     (the ``judge.provider`` name, the host's ``jev install`` name), :attr:`program`,
     :attr:`fix_missing` (how to install the CLI), :attr:`reply_mode`, and implement
@@ -131,18 +132,18 @@ class CliJudge:
 
     # -- what a host says -----------------------------------------------------------
 
+    @abstractmethod
     def command(self, judge_input: JudgeInput, numbering: Numbering, folder: Path) -> CliCall:
         """The CLI call for this judge input (``folder``: an empty temporary folder
         that is the CLI's working folder, for schema or output files)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def answer(self, run: CliRun) -> JudgeAnswer:
         """The reply in the CLI's output.
 
         Raises:
             TransportError: kind ``cli-output`` when the output holds no reply.
         """
-        raise NotImplementedError
 
     # -- the Judge protocol ---------------------------------------------------------
 
@@ -167,7 +168,7 @@ class CliJudge:
                 )
             return self.answer(run)
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - the Judge protocol's close; nothing to release
         """Nothing to release (each call is its own process)."""
 
     def __repr__(self) -> str:
