@@ -142,18 +142,10 @@ def newest_session(config_dir: Path) -> Path | None:
     """The newest ``<session>.jsonl`` under ``<config_dir>/projects`` (one folder per
     project; ``subagents/`` files lie deeper and are skipped), or None when there is
     none."""
-    newest: tuple[float, Path] | None = None
-    try:
-        for path in (config_dir / "projects").glob("*/*.jsonl"):
-            try:
-                stamp = path.stat().st_mtime
-            except OSError:
-                continue
-            if path.is_file() and (newest is None or stamp > newest[0]):
-                newest = (stamp, path)
-    except OSError:
-        return None
-    return newest[1] if newest else None
+    # lazy: the generic glob-by-mtime helper (adapter_kit loads the base protocol)
+    from jev.hosts.adapter_kit import newest_file
+
+    return newest_file(config_dir / "projects", "*/*.jsonl")
 
 
 def plugin_hooks(config_dir: Path, settings: Iterable[Path]) -> Path | None:

@@ -153,15 +153,7 @@ def newest_rollout(sessions: Path) -> Path | None:
     Codex lays them out ``YYYY/MM/DD``), by modification time: a resumed session
     appends to its old file in an older day folder, so the folder names do not say
     which file Codex wrote last. ``None`` when there is none."""
-    best: tuple[float, Path] | None = None
-    try:
-        for path in sessions.rglob("rollout-*.jsonl"):
-            try:
-                mtime = path.stat().st_mtime
-            except OSError:
-                continue
-            if best is None or mtime > best[0]:
-                best = (mtime, path)
-    except OSError:
-        return None
-    return best[1] if best is not None else None
+    # lazy: the generic glob-by-mtime helper (adapter_kit loads the base protocol)
+    from jev.hosts.adapter_kit import newest_file
+
+    return newest_file(sessions, "**/rollout-*.jsonl")
