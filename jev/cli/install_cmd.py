@@ -17,7 +17,6 @@ See :mod:`jev.hosts.install` for the files and the merge rules. Prints what chan
 from __future__ import annotations
 
 import argparse
-import importlib
 import shutil
 import sys
 from pathlib import Path
@@ -32,8 +31,7 @@ from jev.hosts.install import (
 )
 from jev.hosts.install_all import plan_install_all, plan_uninstall_all
 from jev.hosts.registry import adapter
-from jev.judges import judge_names
-from jev.registry import lookup
+from jev.judges import judge_class_attribute, judge_names
 from jev.settings import active_profile, load_settings, require_profile, set_value, user_values
 
 if TYPE_CHECKING:
@@ -128,20 +126,6 @@ def _creates_local(args: argparse.Namespace, plan: Any) -> bool:
 HOST_JUDGE_BY_DEFAULT = True
 
 
-def _host_program(provider: str) -> str:
-    """The CLI program a host judge runs ("" for other judges)."""
-    entry = lookup(provider)
-    if not isinstance(entry, str):
-        return ""
-    module, _, attr = entry.partition(":")
-    try:
-        obj: Any = importlib.import_module(module)
-        obj = getattr(obj, attr.split(".")[0])
-    except (ImportError, AttributeError):
-        return ""
-    return str(getattr(obj, "program", "") or "")
-
-
 def _set_judge(host: str, profile: str | None, chosen: str | None) -> str:
     """Make the host's own model the profile's judge unless the profile names one or
     ``--judge`` chose another (issue 20 item 1, "Default"); the one line to print."""
@@ -152,7 +136,7 @@ def _set_judge(host: str, profile: str | None, chosen: str | None) -> str:
     if chosen is None and named:
         return f"profile {name}: keeps its judge {named} (`--judge NAME` changes it)"
     provider = chosen or (host if host in judge_names() else "rules")
-    program = _host_program(provider) if chosen is None else ""
+    program = str(judge_class_attribute(provider, "program", "")) if chosen is None else ""
     if program and shutil.which(program) is None:
         # a host judge whose CLI is not on PATH would fail every audit: the profile
         # keeps the offline rules judge (nothing written: a later install may choose)

@@ -24,7 +24,6 @@ below its ``max_supplements``), and that the hook is installed at one scope only
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import shlex
@@ -47,8 +46,8 @@ from jev.hosts.install import (
 )
 from jev.hosts.registry import adapter
 from jev.hosts.transcript import read_turns
+from jev.judges import judge_class_attribute
 from jev.log import recent_skips
-from jev.registry import lookup
 from jev.settings import active_profile, load_settings
 from jev.store import Store, default_store_path
 from jev.store.url import configured_store_url
@@ -398,8 +397,8 @@ def _read_newest_session(host: str, report: HostReport) -> None:
 
 def _judge_report(settings: Any) -> dict[str, Any]:
     judge = settings.judge
-    key_env = judge.api_key_env or str(_judge_attr(judge.provider, "default_key_env", ""))
-    default_base = str(_judge_attr(judge.provider, "default_base_url", "")).rstrip("/")
+    key_env = judge.api_key_env or str(judge_class_attribute(judge.provider, "default_key_env", ""))
+    default_base = str(judge_class_attribute(judge.provider, "default_base_url", "")).rstrip("/")
     own_service = not judge.base_url or judge.base_url.rstrip("/") == default_base
     return {
         "provider": judge.provider,
@@ -408,7 +407,8 @@ def _judge_report(settings: Any) -> dict[str, Any]:
         "key_set": bool(key_env and os.environ.get(key_env)) if key_env else None,
         # as the judge decides it: the provider's own service needs a key, unless it is
         # one that runs without (a local Ollama); another base URL may need none
-        "key_required": bool(_judge_attr(judge.provider, "key_required", True)) and own_service,
+        "key_required": bool(judge_class_attribute(judge.provider, "key_required", True))
+        and own_service,
         **_cli_judge_report(judge.provider),
     }
 
@@ -417,34 +417,18 @@ def _cli_judge_report(provider: str) -> dict[str, Any]:
     """For a host judge (issue 20): its CLI on PATH and the CLI's own free login check
     (``cli``: the program's path or None; ``logged_in``: True/False/None; ``login``:
     what the check said). ``{}`` for other judges."""
-    program = str(_judge_attr(provider, "program", ""))
+    program = str(judge_class_attribute(provider, "program", ""))
     if not program:
         return {}
     found = shutil.which(program)
     report: dict[str, Any] = {"program": program, "cli": found, "logged_in": None, "login": ""}
-    check = _judge_attr(provider, "login_status", None)
+    check = judge_class_attribute(provider, "login_status", None)
     if found and callable(check):
         try:
             report["logged_in"], report["login"] = check()
         except Exception as exc:  # a doctor never fails on a check
             report["login"] = f"login check failed: {' '.join(str(exc).split())[:120]}"
     return report
-
-
-def _judge_attr(provider: str, name: str, default: object) -> object:
-    """A class attribute of the provider's judge class (``default`` when unknown)."""
-    try:
-        target = lookup(provider)
-        if isinstance(target, str):
-            module, _, attr = target.partition(":")
-            obj: Any = importlib.import_module(module)
-            for part in attr.split(".")[:-1] or [attr]:
-                obj = getattr(obj, part)
-            value = getattr(obj, name, default)
-            return default if value is None or value == "" else value
-    except Exception:
-        return default
-    return default
 
 
 def _store_report() -> tuple[dict[str, Any], list[dict[str, Any]]]:

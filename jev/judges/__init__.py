@@ -48,6 +48,7 @@ __all__ = [
     "Judge",
     "JudgeFactory",
     "create_judge",
+    "judge_class_attribute",
     "judge_names",
     "register_judge",
 ]
@@ -135,6 +136,25 @@ def _resolve(name: str, path: str) -> JudgeFactory:
         raise SettingsError(f"judge {name!r} cannot be loaded: {path} is not callable")
     factory: JudgeFactory = obj
     return factory
+
+
+def judge_class_attribute(provider: str, name: str, default: object = None) -> object:
+    """Attribute ``name`` of the class behind judge ``provider`` (a host judge's
+    ``program``, an HTTP judge's ``default_key_env``, …), read without building the
+    judge; ``default`` when the provider is unknown, registered as a callable, cannot
+    be imported, or the attribute is missing or empty. Never raises."""
+    try:
+        target = registry.lookup(provider)
+        if not isinstance(target, str):
+            return default
+        module, _, attr = target.partition(":")
+        obj: object = importlib.import_module(module)
+        for part in attr.split(".")[:-1] or [attr]:
+            obj = getattr(obj, part)
+        value = getattr(obj, name, default)
+    except Exception:
+        return default
+    return default if value is None or value == "" else value
 
 
 def create_judge(settings: JudgeSettings) -> Judge:
