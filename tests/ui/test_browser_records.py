@@ -40,10 +40,22 @@ def screenshot(page: object, name: str, tmp: Path) -> Path:
     return path
 
 
+def _seed_base() -> float:
+    """Noon UTC of today: the seed's "today", "yesterday" and "two days ago" records keep
+    their days even when the test runs across midnight."""
+    from datetime import UTC, datetime
+
+    today = datetime.now(UTC).date()
+    return datetime(today.year, today.month, today.day, 12, tzinfo=UTC).timestamp()
+
+
+SEED_BASE = _seed_base()
+
+
 @pytest.fixture
 def seeded_ui() -> Iterator[UiProcess]:
     with running_provider() as fake:
-        seed(default_store_path(), fake)
+        seed(default_store_path(), fake, now=SEED_BASE)
     server = start_ui()
     try:
         yield server
@@ -117,7 +129,7 @@ def test_turns_and_three_round_chain(
     assert page.locator("#turns tbody tr").count() == 2
     from datetime import UTC, datetime
 
-    today = datetime.now(UTC).date().isoformat()
+    today = datetime.fromtimestamp(SEED_BASE, UTC).date().isoformat()
     page.goto(seeded_ui.url + f"turns?from={today}&to={today}")
     assert page.locator("#turns tbody tr").count() == 3
     page.goto(seeded_ui.url + "turns?from=not-a-day")
