@@ -120,7 +120,7 @@ _LIST_VERB_ZH = re.compile(
 
 _EXAMPLES = _W.rx("examples")
 
-_ITEM_SPLIT_EN = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
+_ITEM_SPLIT_EN = re.compile(r"(?<!\d),\s*(?:and\s+)?|,(?!\d)\s*(?:and\s+)?|\s+and\s+")
 
 _ITEM_SPLIT_ZH = re.compile(r"、|以及|和|及")
 
@@ -134,7 +134,7 @@ def _request_lists(text: str) -> Iterable[list[str]]:
         after_colon = sentence.split(":", 1)[1].strip() if ":" in sentence else ""
         if _LIST_VERB_EN.search(sentence) or _LIST_VERB_EN.search(after_colon):
             body = after_colon or sentence
-            if body.count(",") < 1 or " and " not in body:
+            if len(re.findall(r",(?!\d)", body)) < 1 or " and " not in body:
                 continue
             items = [i for i in _ITEM_SPLIT_EN.split(body.rstrip(".")) if i.strip()]
         elif _LIST_VERB_ZH.search(sentence):
