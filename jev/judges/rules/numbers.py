@@ -306,7 +306,11 @@ def _rule_version_mismatch(view: _View) -> RuleHit | None:
                     other = m.group(1)
                     if _old_version(clause, m.start(), m.end()):
                         continue
-                    if _same_version_shape(wanted, other) and other != wanted:
+                    if (
+                        _same_version_shape(wanted, other)
+                        and other != wanted
+                        and not _both_meet_request(view, wanted, other)
+                    ):
                         return _hit(
                             "version-mismatch",
                             "contradiction",
@@ -332,6 +336,25 @@ def _old_version(clause: str, start: int, end: int) -> bool:
     "3.1.9 → 3.2.5", "was 2.0")."""
     before = clause[max(0, start - 24) : start]
     return bool(_VERSION_FROM_BEFORE.search(before) or _VERSION_TO_AFTER.match(clause, end))
+
+
+_LATEST = re.compile(r"(?i)\blatest\b|\bnewest\b|最新")
+
+
+def _both_meet_request(view: _View, wanted: str, other: str) -> bool:
+    """Whether a version the request names ("to 1.2") is a prefix of both the Todo's
+    and the answer's version ("^1.2.0", "^1.2.1"): then the answer still delivers what
+    was asked, and the two sides differ only below the request's precision. A request
+    for the *latest* release asks for one version, so there the two still disagree."""
+    for req in view.requests:
+        if _LATEST.search(req.text):
+            continue
+        for m in _VERSION.finditer(req.text):
+            asked = m.group(1).split(".")
+            if wanted.split(".")[: len(asked)] == asked == other.split(".")[: len(asked)]:
+                if len(asked) < len(wanted.split(".")):
+                    return True
+    return False
 
 
 def _same_version_shape(a: str, b: str) -> bool:
