@@ -26,7 +26,12 @@ _ADMITS_UNFINISHED = _W.gate("admits_unfinished")
 def _rule_open_item(view: _View) -> RuleHit | None:
     """``open-item``: a pending/in-progress Todo item the user did not descope."""
     for todo in view.open_todos:
-        if view.descoped(todo) or excused(view, todo) or _OPTIONAL.search(todo.text):
+        if (
+            view.descoped(todo)
+            or excused(view, todo)
+            or _OPTIONAL.search(todo.text)
+            or _USERS_OWN.search(todo.text)
+        ):
             continue
         mentions = view.answer_mentions(todo)
         if any(_USER_CITED.search(a.text) or _NOT_REQUESTED.search(a.text) for a in mentions):
@@ -46,6 +51,9 @@ def _rule_open_item(view: _View) -> RuleHit | None:
 
 #: A Todo item the agent itself marks as optional / beyond the request.
 _OPTIONAL = _W.rx("optional")
+
+#: An open Todo item that is the user's to do, or waits on the user.
+_USERS_OWN = _W.rx("users_own")
 
 #: The answer explains an open item as outside what the user asked for.
 _NOT_REQUESTED = _W.rx("not_requested")
