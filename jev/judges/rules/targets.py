@@ -156,7 +156,9 @@ def _bounds(view: _View) -> list[_Bound]:
                         kind,
                         _normal(m.group(1), m.group(2)),
                         upper=upper,
-                        subject=_subject(plain[max(0, m.start() - 60) : m.start()], after),
+                        subject=_subject(
+                            plain[max(0, m.start() - 60) : m.start()], _CONDITION.split(after)[0]
+                        ),
                     )
                 )
     return found
@@ -179,6 +181,8 @@ def _measured(text: str, bound: _Bound) -> list[tuple[float, str]]:
             if _kind(m.group(2)) != bound.kind:
                 continue
             head = segment[: m.start()]
+            if bound.kind == "time" and _RUN_LENGTH.search(head[-16:]):
+                continue  # "a load test for 5 min": how long it ran, not what it measured
             if not arrow:
                 tail = re.split(r"[(（,;]", segment[m.end() :], maxsplit=1)[0][:20]
                 if _NOT_MEASURED.search(head) or _NOT_MEASURED.search(tail):
@@ -194,6 +198,15 @@ def _measured(text: str, bound: _Bound) -> list[tuple[float, str]]:
                 continue  # "p99=248ms" is another quantity than the bounded p95
             values.append((_normal(m.group(1), m.group(2)), clause))
     return values
+
+
+#: Words after a bound that start its conditions ("under 500 ms at 200 RPS"), not its
+#: subject.
+_CONDITION = re.compile(r"(?i)\s(?:at|with|for|on|per|during|while|when)\s|[,;，；(（]|\s@")
+#: A duration that says how long something ran ("for 5 min", "took 3 min", "跑了 10 分钟").
+_RUN_LENGTH = re.compile(
+    r"(?i)\b(?:for|over|during|took|after|every|each|lasting|ran)\s+(?:about\s+|~)?$|(?:跑了|持续|历时|用时|每)\s*$"
+)
 
 
 #: The label right before a value ("p99=", "coverage: ").
@@ -212,6 +225,24 @@ def _names_subject(text: str, subject: frozenset[str]) -> bool:
         ):
             return True
     return any(s in low for s in subject if not s.isascii())
+
+
+def _claim_states_met_value(view: _View, bound: _Bound) -> bool:
+    """Whether an answer sentence that claims the bound is met gives, itself, a value
+    that meets it ("Line coverage is now 83.4%, above the 80% gate"): then a value
+    elsewhere on the wrong side of the bound is another figure (a branch rate, the old
+    value), and without both sides quoted there is no finding (design.md §13)."""
+    for a in view.answers:
+        for sentence in _sentences(_strip_code(a.text)):
+            if not _MET_CLAIM.search(sentence) or _NEGATION.search(sentence):
+                continue
+            for m in _VALUE.finditer(sentence):
+                if _kind(m.group(2)) != bound.kind:
+                    continue
+                value = _normal(m.group(1), m.group(2))
+                if value != bound.value and not _violates(value, bound):
+                    return True
+    return False
 
 
 def _violates(value: float, bound: _Bound) -> bool:
@@ -244,7 +275,7 @@ def _target_rule(view: _View, *, claimed: bool) -> RuleHit | None:
             ),
             None,
         )
-        if missed is None:
+        if missed is None or _claim_states_met_value(view, bound):
             continue
         claim = next(
             (
