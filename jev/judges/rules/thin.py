@@ -73,8 +73,8 @@ def _rule_thin_report(view: _View) -> RuleHit | None:
     elif _bare_file_list(answer) and not _TODO_RESULT.search(view.todo_text):
         pass
     else:
-        if _new_evidence(view, view.todo_text):
-            return None
+        if _TODO_RESULT.search(view.todo_text):
+            return None  # a Todo item carries a result; a Todo's plan alone proves nothing
         wide = sum(1 for c in answer if "\u2e80" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef")
         limit = 80 if wide * 5 > len(answer) else 240  # CJK text says more per character
         bare = _DEFERRAL.sub(" ", answer)

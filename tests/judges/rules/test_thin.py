@@ -22,6 +22,16 @@ from tests.judges.rules.helpers import P, turn
             id="en-see-pr",
         ),
         pytest.param(
+            "Stop the invoice PDFs from cutting off long addresses.",
+            "Sorted, thanks for flagging!",
+            [
+                ("Locate the address block in `InvoiceTemplate.tsx`", "completed"),
+                ("Wrap long lines instead of clipping", "completed"),
+            ],
+            "all",
+            id="en-a-plan-in-the-todos-is-no-result",
+        ),
+        pytest.param(
             "把权限模型改成 ABAC。",
             "按文档改完了，细节见 MR。",
             [("改造", "completed")],
@@ -47,8 +57,8 @@ def test_thin_reports_are_unknown(
         pytest.param("已修复，`pytest -q`：12 passed。", [], id="zh-short-with-result"),
         pytest.param(
             "Done.",
-            [("Add index `ix_orders_created_at` (migration 0042)", "completed")],
-            id="todos-carry-evidence",
+            [("Run the orders tests after migration 0042: 14 passed", "completed")],
+            id="todos-carry-a-result",
         ),
     ],
 )
