@@ -129,6 +129,8 @@ def _unit_values(text: str) -> dict[str, set[tuple[float, bool]]]:
     for m in _UNIT_VALUE.finditer(text):
         if _RATE.match(text, m.end()):
             continue  # "50k rows/batch": a rate, not an amount
+        if _ORDINAL.search(text, max(0, m.start() - 12), m.start()):
+            continue  # "第 2 分钟", "the 3rd minute", "at minute 2": a point, not an amount
         unit = _normal_unit(m.group(3).lower())
         try:
             number = float(m.group(1).replace(",", ""))
@@ -138,6 +140,10 @@ def _unit_values(text: str) -> dict[str, set[tuple[float, bool]]]:
         approx = m.group("mag") or _APPROX.search(text, max(0, m.start() - 9), m.start())
         values.setdefault(unit, set()).add((number, bool(approx)))
     return values
+
+
+#: Words before a value that make it a point on a scale, not an amount.
+_ORDINAL = re.compile(r"第\s*$|(?i:\b(?:at|from|since|until) the\s+$)")
 
 
 def _agree(x: tuple[float, bool], y: tuple[float, bool]) -> bool:
