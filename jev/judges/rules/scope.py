@@ -420,6 +420,8 @@ def _rule_user_only_blocker(view: _View) -> RuleHit | None:
                         0.7,
                     )
         return None
+    if all(view.descoped(t) or excused(view, t) for t in view.open_todos):
+        return None  # what is left open is what the user kept out of the turn
     for todo in view.open_todos:
         if _names_user_only(todo.text) and _LACKS.search(todo.text):
             return _hit(
