@@ -16,6 +16,7 @@ from jev.judges.rules._base import (
 )
 from jev.judges.rules.asks import _TODO_WAITS_USER, _ask_user_anywhere
 from jev.judges.rules.scope import excused, scope_of
+from jev.positions import sentences as _sentences
 
 _W = _Words("open_items")
 
@@ -71,19 +72,35 @@ def _rule_all_done_with_open_items(view: _View) -> RuleHit | None:
     ]
     if not open_items:
         return None
-    for todo in open_items:
-        if any(_NEGATION.search(_strip_code(a.text)) for a in view.answer_mentions(todo)):
-            return None  # the answer accounts for the open item
+    admitted = next(
+        (
+            (todo, a)
+            for todo in open_items
+            for a in view.answer_mentions(todo)
+            if _NEGATION.search(_strip_code(a.text))
+        ),
+        None,
+    )
     for a in view.answers:
-        plain = _strip_code(a.text)
-        if _ALL_DONE.search(plain) and not _NEGATION.search(plain):
-            todo = open_items[0]
+        if admitted is not None and a is admitted[1]:
+            continue
+        for sentence in _sentences(_strip_code(a.text)):
+            if not _ALL_DONE.search(sentence) or _NEGATION.search(sentence):
+                continue
+            if _OFFER.search(sentence) or _USER_CITED.search(sentence):
+                continue
+            todo = open_items[0] if admitted is None else admitted[0]
+            other = (
+                f"Todo {todo.id} is still {todo.status}: “{_quote(todo.text, 60)}”"
+                if admitted is None
+                else f"the answer itself says Todo {todo.id} is not done: "
+                f"“{_quote(admitted[1].text, 60)}”"
+            )
             return _hit(
                 "all-done-with-open-items",
                 "contradiction",
                 a,
-                f"the answer says everything is done, but Todo {todo.id} is still "
-                f"{todo.status}: “{_quote(todo.text, 60)}”",
+                f"the answer says everything is done (“{_quote(sentence, 60)}”), but {other}",
                 0.8,
             )
     return None
