@@ -140,12 +140,11 @@ def _bounds(view: _View) -> list[_Bound]:
                 before = plain[max(0, m.start() - 30) : m.start()]
                 after = plain[m.end() : m.end() + 30]
                 upper = bool(_UPPER.search(before) or re.match(r"\s*(?:以内|以下)", after))
-                lower = bool(
-                    _LOWER.search(before)
-                    or re.match(r"\s*(?:以上)", after)
-                    or _GATE.search(after[:25])
-                    or _GATE.search(before[-12:])
-                )
+                lower = bool(_LOWER.search(before) or re.match(r"\s*(?:以上)", after))
+                if not upper and not lower:
+                    # a bare gate ("our 80% coverage gate") is a floor; a gate word next
+                    # to "under 300 ms" only says that bound is the gate
+                    lower = bool(_GATE.search(after[:25]) or _GATE.search(before[-12:]))
                 if upper == lower:
                     continue
                 kind = _kind(m.group(2))
