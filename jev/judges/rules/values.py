@@ -348,6 +348,66 @@ def _removed_and_kept(view: _View) -> RuleHit | None:
     return None
 
 
+#: A count written as digits ("1,204,331", "1204331") or in 万/亿/k/M ("120.5 万").
+_COUNT = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(万|亿|[kKM](?![\w]))?(?![\w.%/:-])")
+_SCALE = {"万": 1e4, "亿": 1e8, "k": 1e3, "K": 1e3, "M": 1e6}
+
+
+def _counts(cell: str) -> list[tuple[float, float]]:
+    """(value, rounding) of each count in ``cell``: "21.7 万" is 217,000 give or take
+    500; "230,046" is exact."""
+    found = []
+    for m in _COUNT.finditer(cell):
+        digits, scale = m.group(1).replace(",", ""), _SCALE.get(m.group(2) or "", 1.0)
+        decimals = len(digits.split(".")[1]) if "." in digits else 0
+        found.append((float(digits) * scale, 0.5 * scale * 10**-decimals if scale > 1 else 0.0))
+    return found
+
+
+def _pair_rows(text: str) -> list[tuple[str, tuple[float, float], tuple[float, float]]]:
+    """Lines that set two counts side by side: a table row with a label and two count
+    cells (``| events_pay | 230,046 | 21.7 万 |``) or a pasted output row of two bare
+    counts (``1204332 | 1198870``)."""
+    rows = []
+    for line in text.splitlines():
+        row = _ROW.match(line)
+        cells = [c.strip() for c in row.group(1).split("|")] if row else []
+        if row and cells and not _COUNT.search(cells[0]):
+            values = [v for c in cells[1:] for v in _counts(c)]
+        elif re.fullmatch(r"[\s|:=,]*\d[\d,]*[\s|:=]+\d[\d,]*[\s|]*", line):
+            values = _counts(line)
+        else:
+            continue
+        if len(values) == 2 and min(values[0][0], values[1][0]) >= 10:
+            rows.append((line.strip(), values[0], values[1]))
+    return rows
+
+
+def _pairs_against_match(view: _View) -> RuleHit | None:
+    """The answer says two sides match ("行数一致", "row counts match") while its own
+    table or pasted output sets two counts side by side that differ by more than their
+    rounding."""
+    for a in view.answers:
+        for sentence in _sentences(_strip_code(a.text)):
+            if not _MATCH_CLAIM.search(sentence) or _NEGATION.search(sentence):
+                continue
+            for line, (x, dx), (y, dy) in _pair_rows(view.answer_text):
+                if abs(x - y) > max(dx, dy):
+                    return _hit(
+                        "claim-vs-evidence",
+                        "contradiction",
+                        a,
+                        f"the answer says the counts match (“{_quote(sentence)}”), but its "
+                        f"own rows differ: “{_quote(line)}”",
+                        0.75,
+                    )
+    return None
+
+
+#: The answer says two counts agree ("row counts match", "两边一致").
+_MATCH_CLAIM = _W.rx("match_claim")
+
+
 def _rule_claim_vs_evidence(view: _View) -> RuleHit | None:
     """``claim-vs-evidence``: a claim of all or none against the answer's own table,
     its pasted output, or a completed Todo's note (see the module docstring)."""
@@ -358,6 +418,7 @@ def _rule_claim_vs_evidence(view: _View) -> RuleHit | None:
         or _output_against_none(view)
         or _note_against_no_issues(view)
         or _removed_and_kept(view)
+        or _pairs_against_match(view)
     )
 
 
