@@ -172,6 +172,9 @@ def _mentions_part(text: str, token: str) -> bool:
     return re.search(r"(?<![a-z0-9])" + re.escape(token) + r"(?![a-z0-9])", low) is not None
 
 
+#: A code identifier (``http_requests_total``, ``parseRow``, ``a.b``).
+_IDENT = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b[a-z]+[A-Z]\w*\b")
+
 #: A listed item that asks for the report itself ("paste the summary", "把结果告诉我").
 _REPORT_ITEM = _W.rx("report_item")
 
@@ -196,6 +199,9 @@ def _rule_listed_item_missing(view: _View) -> RuleHit | None:
             missing = [i for i, f in zip(items, found, strict=True) if not f]
             if len(missing) != 1 or _REPORT_ITEM.search(missing[0]):
                 continue  # "paste the summary", "tell me the result": the answer is that
+            if not any(t.isascii() for t in _item_tokens(missing[0])) and _IDENT.search(report):
+                continue  # a thing named in words may be named in the report only in code
+
             if any(
                 _DESCOPE.search(later.text)
                 and any(_contains_token(later.text, t) for t in _item_tokens(missing[0]))
