@@ -199,8 +199,10 @@ def _rule_listed_item_missing(view: _View) -> RuleHit | None:
             missing = [i for i, f in zip(items, found, strict=True) if not f]
             if len(missing) != 1 or _REPORT_ITEM.search(missing[0]):
                 continue  # "paste the summary", "tell me the result": the answer is that
-            if not any(t.isascii() for t in _item_tokens(missing[0])) and _IDENT.search(report):
-                continue  # a thing named in words may be named in the report only in code
+            if not any(t.isascii() for t in _item_tokens(missing[0])) and _IDENT.search(
+                view.todo_text
+            ):
+                continue  # Todos that name the work in code may name a listed word only so
 
             if any(
                 _DESCOPE.search(later.text)
