@@ -220,6 +220,50 @@ def _note_against_no_issues(view: _View) -> RuleHit | None:
     return None
 
 
+_FINDING_LEFT = _W.rx("finding_left")
+_FINDING_FIXED = _W.rx("finding_fixed")
+#: A counted finding: "1 HIGH", "2 个 HIGH", "3 warnings".
+_COUNTED = re.compile(r"(?<![\w.])([1-9]\d{0,3})\s*(?:个|项|条|处)?\s*([A-Za-z][\w-]{1,30}|[\u4e00-\u9fff]{2,4})")
+
+
+def _todo_count_against_none(view: _View) -> RuleHit | None:
+    """A completed Todo notes a counted finding that is still there ("rescan: 1 HIGH
+    left", "扫描（发现 2 个 HIGH）"), and the answer says there is none of that thing
+    ("no HIGH or CRITICAL findings", "没有 HIGH 级别的漏洞") without ever giving the count."""
+    for todo in view.todos:
+        if todo.status != "completed":
+            continue
+        text = _strip_code(todo.text)
+        if not _FINDING_LEFT.search(text) or _FINDING_FIXED.search(text):
+            continue
+        for m in _COUNTED.finditer(text):
+            count, thing = m.group(1), m.group(2)
+            if _contains_token(view.answer_text, f"{count} {thing}") or re.search(
+                rf"{count}\s*(?:个|项|条|处)?\s*{re.escape(thing)}", view.answer_text, re.I
+            ):
+                continue  # the answer gives the count: it accounts for the finding
+            none = re.compile(
+                rf"(?i)\b(?:no|zero|0)\s+(?:[\w/-]+\s+){{0,3}}?{re.escape(thing)}"
+                rf"|(?:没有|无|零)[^，。；\n]{{0,12}}{re.escape(thing)}"
+            )
+            for a in view.answers:
+                for sentence in _sentences(a.text):
+                    if none.search(sentence) and not _NEGATION_OF_NONE.search(sentence):
+                        return _hit(
+                            "claim-vs-evidence",
+                            "contradiction",
+                            a,
+                            f"the answer says there is none (“{_quote(sentence)}”), but Todo "
+                            f"{todo.id} notes {count} {thing}: “{_quote(todo.text, 60)}”",
+                            0.75,
+                        )
+    return None
+
+
+#: "no new HIGH", "besides the known one": a none that excludes something on purpose.
+_NEGATION_OF_NONE = re.compile(r"(?i)\bno new\b|\bapart from\b|\bexcept\b|\bother than\b|除了|之外")
+
+
 def _stem(word: str) -> str:
     word = word.lower()
     return word[:-1] if word.endswith("s") and len(word) > 4 else word
@@ -417,6 +461,7 @@ def _rule_claim_vs_evidence(view: _View) -> RuleHit | None:
         or _count_against_all(view)
         or _output_against_none(view)
         or _note_against_no_issues(view)
+        or _todo_count_against_none(view)
         or _removed_and_kept(view)
         or _pairs_against_match(view)
     )
