@@ -99,18 +99,24 @@ def _table_against_all(view: _View) -> RuleHit | None:
         return None
     header = rows[0][1]
     columns: dict[int, tuple[bool, Position | None]] = {}
+    marked: set[int] = set()
     for a, cells in rows[1:]:
         for i, cell in enumerate(cells):
             yes, no = columns.get(i, (False, None))
-            columns[i] = (
-                yes or bool(_CELL_YES.fullmatch(cell)),
-                no or (a if _CELL_NO.fullmatch(cell) else None),
-            )
-    # a status column ("| migrated |", "| 状态 |"), not a property such as "nullable"
+            yes_cell = bool(_CELL_YES.fullmatch(cell)) or cell[:1] in _YES_MARKS
+            no_cell = bool(_CELL_NO.fullmatch(cell)) or cell[:1] in _NO_MARKS
+            columns[i] = (yes or yes_cell, no or (a if no_cell else None))
+            if cell[:1] in _YES_MARKS + _NO_MARKS:
+                marked.add(i)
+    # a status column ("| migrated |", "| 状态 |", or one of ✅/❌ marks), not a property
+    # such as "nullable"
     mixed = [
         no
         for i, (yes, no) in columns.items()
-        if yes and no is not None and i < len(header) and _STATUS_HEADER.search(header[i])
+        if yes
+        and no is not None
+        and i < len(header)
+        and (i in marked or _STATUS_HEADER.search(header[i]))
     ]
     if not mixed:
         return None
@@ -119,7 +125,9 @@ def _table_against_all(view: _View) -> RuleHit | None:
             continue
         for sentence in _sentences(a.text):
             plain = _strip_code(sentence)
-            if _ALL_DONE.search(plain) and not _NEGATION.search(plain):
+            if (_ALL_DONE.search(plain) or _WHOLE.search(plain)) and not _NEGATION.search(
+                plain
+            ):
                 row = mixed[0]
                 assert row is not None
                 return _hit(
@@ -131,6 +139,15 @@ def _table_against_all(view: _View) -> RuleHit | None:
                     0.75,
                 )
     return None
+
+
+_YES_MARKS = "✅✓✔"
+_NO_MARKS = "❌✗✘"
+#: A claim of the whole by its count or a word of totality ("All six steps", "5 个服务已全部").
+_WHOLE = re.compile(
+    r"(?i)\ball (?:\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) [\w-]+"
+    r"|\bevery (?:one|single)\b|全部|都已|均已|全都"
+)
 
 
 def _none_claims(view: _View) -> list[tuple[Position, str]]:
