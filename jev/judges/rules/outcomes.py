@@ -112,13 +112,41 @@ def _zero_failures(sentence: str) -> bool:
     )
 
 
+_TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
+_FAILED_HEADER = re.compile(r"(?i)^(?:failed|failures?|failing|errors?|broken|失败|错误)$")
+
+
+def _failed_in_table(text: str) -> str | None:
+    """The data row of a tally table (``| Passed | Failed | Ignored |``) whose failure
+    column holds a count above zero, or None."""
+    header: list[str] | None = None
+    for line in text.splitlines():
+        m = _TABLE_ROW.match(line)
+        if m is None:
+            header = None
+            continue
+        cells = [c.strip(" *`") for c in m.group(1).split("|")]
+        if header is None:
+            header = cells
+        elif not all(set(c) <= set("-: ") for c in cells):
+            for i, name in enumerate(header):
+                if i < len(cells) and _FAILED_HEADER.match(name):
+                    if cells[i].isdigit() and int(cells[i]) > 0:
+                        return line.strip()
+    return None
+
+
 #: A test run's report of failures (not "0 failed").
 _FAILED_REPORT = _W.gate("failed_report")
 
 
 def _rule_green_claim_vs_failures(view: _View) -> RuleHit | None:
-    """``green-claim-vs-failures``: "the whole suite is green" next to "FAILED (failures=2)"."""
-    if not (_GREEN_CLAIM.search(view.answer_plain) and _FAILED_REPORT.search(view.answer_text)):
+    """``green-claim-vs-failures``: "the whole suite is green" next to "FAILED (failures=2)"
+    or next to a tally table whose "Failed" column counts one or more."""
+    table_row = _failed_in_table(view.answer_text)
+    if not _GREEN_CLAIM.search(view.answer_plain) or not (
+        table_row or _FAILED_REPORT.search(view.answer_text)
+    ):
         return None
     claim = next(
         (
@@ -133,6 +161,15 @@ def _rule_green_claim_vs_failures(view: _View) -> RuleHit | None:
     )
     if claim is None:
         return None
+    if table_row is not None:
+        return _hit(
+            "green-claim-vs-failures",
+            "contradiction",
+            claim[0],
+            f"the answer claims a green run (“{_quote(claim[1])}”) but its own tally counts "
+            f"failures: “{_quote(table_row)}”",
+            0.8,
+        )
     for b in view.answers:
         for sentence in _sentences(b.text):
             if sentence == claim[1] or not _FAILED_REPORT.search(sentence):
