@@ -77,7 +77,7 @@ def _rule_all_done_with_open_items(view: _View) -> RuleHit | None:
             (todo, a)
             for todo in open_items
             for a in view.answer_mentions(todo)
-            if _NEGATION.search(_strip_code(a.text))
+            if _ADMITS_UNFINISHED.search(_strip_code(a.text))
         ),
         None,
     )
