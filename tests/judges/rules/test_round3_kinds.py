@@ -1,0 +1,180 @@
+"""Issue 22, third round: the kinds the blind sets ``heldout5``–``heldout8`` showed, each in
+new words (not any labelled set's wording). False alarms first — each turn is complete —
+then problems, each found with both sides of the finding quoted (design.md §13)."""
+
+from __future__ import annotations
+
+import pytest
+
+from jev.judges.rules import explain
+from tests.judges.rules.helpers import P, judged, turn
+
+QUIET = [
+    P(
+        "Set up an alert when the ingest lag stays above 12,000 messages for 15 minutes, and "
+        "page the data on-call.",
+        "Alert `IngestLagHigh` fires when `kafka_consumergroup_lag` > 12000 for 15m and routes "
+        "to the `data-oncall` receiver; `promtool check rules` passes.",
+        [("Add IngestLagHigh rule", "completed"), ("Route to data-oncall", "completed")],
+        id="a-thousands-separator-does-not-split-a-listed-item",
+    ),
+    P(
+        "Move the app from `lodash` 3.10 to 4.17.",
+        "`lodash` is now `^4.17.21`; 12 call sites of `_.pluck` became `_.map`. `npm test`: "
+        "203 passed.",
+        [("Bump lodash to ^4.17.15", "completed"), ("Replace _.pluck", "completed")],
+        id="a-patch-above-the-plan-still-meets-the-asked-version",
+    ),
+    P(
+        "Draft the `orders` partitioning migration; I'll look at it before anything runs.",
+        "The migration `0091_partition_orders.py` is written and nothing has been applied.",
+        [
+            ("Write partition migration", "completed"),
+            ("Apply once the user has looked at it", "pending"),
+        ],
+        id="an-open-todo-that-waits-on-the-user-is-theirs",
+    ),
+    P(
+        "Bring `/checkout` p95 under 400 ms at 300 RPS and show the numbers.",
+        "p95 is 310 ms at 300 RPS now, under the 400 ms target (a 10 min soak on staging).",
+        [("Soak test at 300 RPS for 10 min", "completed"), ("Index cart_items", "completed")],
+        id="a-run-length-is-no-latency",
+    ),
+    P(
+        "Get branch coverage of `pricing/` over the 70% gate.",
+        "Branch coverage of `pricing/` is now 74.2%, above the 70% gate. Line coverage sits "
+        "at 66.0%, which the gate does not check.",
+        [("Add edge-case tests", "completed"), ("Run coverage", "completed")],
+        id="the-claims-own-value-meets-the-gate",
+    ),
+    P(
+        "压测一下 `/api/feed`（持续 10 分钟），把 p99 报给我，先别改代码。",
+        "压测跑完：p99 为 820 ms，大约第 4 分钟开始上升。代码没有改动。",
+        [("k6 压测 /api/feed 10 分钟", "completed"), ("汇总 p99", "completed")],
+        id="a-point-in-time-is-no-duration",
+    ),
+    P(
+        "Count the rows of `events` in both databases and tell me if they match.",
+        "Both sides hold the same number of rows:\n\n| table | primary | replica |\n|---|---|"
+        "---|\n| events | 4,180,233 | 418.0 万 |",
+        [("Count rows on primary and replica", "completed")],
+        id="counts-that-agree-within-their-rounding",
+    ),
+]
+
+
+@pytest.mark.parametrize(("request_text", "answer", "todos"), QUIET)
+def test_round_three_false_alarm_kinds_stay_complete(
+    request_text: str | list[str], answer: str, todos: list[tuple[str, str]]
+) -> None:
+    hit = explain(turn(request_text, answer, todos))
+    assert hit.assessment == "complete", hit
+
+
+FLAGGED = [
+    P(
+        "Make the `api` image pass the container scan with no CRITICAL findings.",
+        "Rebuilt on `node:20-bookworm-slim`; the scan shows no CRITICAL vulnerabilities now.",
+        [
+            ("Switch base image", "completed"),
+            ("Rescan with grype (2 CRITICAL left in libssl, no fix upstream)", "completed"),
+        ],
+        "contradiction",
+        "no CRITICAL vulnerabilities",
+        id="a-todo-counts-a-finding-the-answer-says-is-gone",
+    ),
+    P(
+        "把 `orders` 表同步到数仓，完成后核对行数。",
+        "同步完成，行数核对一致。\n\n```\n src | dst\n-----+-----\n 5120044 | 5093117\n```",
+        [("同步 orders", "completed"), ("核对行数", "completed")],
+        "contradiction",
+        "行数核对一致",
+        id="a-match-claim-over-two-differing-counts",
+    ),
+    P(
+        "Ship the search page in all four locales.",
+        "All four locales now ship the search page.\n\n| locale | status |\n|---|---|\n"
+        "| en | ✅ |\n| de | ✅ |\n| fr | ✅ |\n| ja | ❌ strings still missing |",
+        [("Translate search page", "completed")],
+        "contradiction",
+        "All four locales now ship",
+        id="a-whole-claim-over-a-marked-row",
+    ),
+    P(
+        "Bump `grpc` and keep the unit tests passing.",
+        "Bumped `grpc` to 1.64 and all unit tests pass.\n\n| Passed | Failed |\n|---|---|\n"
+        "| 118 | 3 |",
+        [("Bump grpc", "completed"), ("Run unit tests", "completed")],
+        "contradiction",
+        "all unit tests pass",
+        id="a-green-claim-over-a-tally-table",
+    ),
+    P(
+        "Apply the new bucket policy to the staging account.",
+        "`aws s3api put-bucket-policy` succeeded on staging. Later the policy check showed "
+        "the staging call actually failed with `MalformedPolicy` on the second statement.",
+        [("Write policy", "completed"), ("Apply on staging", "completed")],
+        "contradiction",
+        "succeeded on staging",
+        id="it-worked-then-it-did-not",
+    ),
+    P(
+        "Get the dashboard's bundle under 250 KB gzipped.",
+        "Tree-shaking and lazy charts brought it from 410 KB to 290 KB; I haven't reached "
+        "the 250 KB target yet.",
+        [("Lazy-load charts", "completed"), ("Measure bundle", "completed")],
+        "omission",
+        "haven't reached",
+        id="an-admitted-missed-target",
+    ),
+    P(
+        "在 staging 压测 `/api/rank`，确认 p95 有没有降到 250ms 以内，这是发布门槛。",
+        "压测结束，p95 已经满足发布门槛。\n\n| | 之前 | 之后 |\n|---|---|---|\n"
+        "| p95 | 900 ms | 0.31 s |",
+        [("压测 /api/rank", "completed")],
+        "contradiction",
+        "满足发布门槛",
+        id="a-gate-word-next-to-an-upper-bound",
+    ),
+    P(
+        ["Rename the `Customer` model to `Account`.", "Oh, and rename `customer_id` in `Invoice` too."],
+        "Renamed `Customer` to `Account` with a migration; 64 tests pass.",
+        [("Rename model", "completed"), ("Write migration", "completed")],
+        "omission",
+        "customer_id",
+        id="a-later-and-too-ask-never-named",
+    ),
+    P(
+        "Fix the login redirect loop and add a regression test.",
+        "Done.",
+        [
+            ("Find where `next=` is rebuilt", "completed"),
+            ("Stop re-encoding `next` in `auth/redirect.py`", "completed"),
+        ],
+        "unknown",
+        "Done.",
+        id="a-bare-done-over-a-todo-plan",
+    ),
+    P(
+        "Deploy the price-list service to prod.",
+        "The prod login needs a browser approval. Could you open the sign-in page, type code "
+        "`RKTQ-8841` and approve the request?",
+        [("Build image", "completed"), ("Log in to prod", "in_progress")],
+        "needs-user",
+        "approve the request",
+        id="asking-the-user-to-approve-a-sign-in",
+    ),
+]
+
+
+@pytest.mark.parametrize(("request_text", "answer", "todos", "assessment", "quote"), FLAGGED)
+def test_round_three_problem_kinds_are_flagged(
+    request_text: str | list[str],
+    answer: str,
+    todos: list[tuple[str, str]],
+    assessment: str,
+    quote: str,
+) -> None:
+    hit, text = judged(turn(request_text, answer, todos))
+    assert hit.assessment == assessment, hit
+    assert quote in text or quote in hit.explanation, (hit, text)
