@@ -3,9 +3,14 @@
 
 from __future__ import annotations
 
+import re
+
+from jev.domain import Position
+
 from jev.judges.rules._base import (
     _NEGATION,
     _OFFER,
+    _STOPWORDS,
     _USER_CITED,
     RuleHit,
     _hit,
@@ -106,11 +111,47 @@ def _rule_all_done_with_open_items(view: _View) -> RuleHit | None:
     return None
 
 
+#: The agent says it left a requested thing out.
+_LEFT_OUT = _W.rx("left_out")
+
+
+def _names_asked(view: _View, pos: Position) -> bool:
+    """Whether answer position ``pos`` names a thing (a code span or a word of four or
+    more letters) that a request message asks for without telling the agent to keep it."""
+    words = {w.lower() for w in re.findall(r"`([^`\n]+)`|([A-Za-z][\w/.-]{3,}|[\u4e00-\u9fff]{2})", pos.text) for w in w if w}
+    for req in view.requests:
+        for sentence in _sentences(req.text):
+            if _KEEP.search(sentence):
+                continue
+            low = sentence.lower()
+            if any(w in low for w in words - _STOPWORDS):
+                return True
+    return False
+
+
+_KEEP = re.compile(r"(?i)\b(?:keep|leave|don['’]t|do not|untouched)\b|保留|不要|别动|不动")
+
+
 def _rule_admits_unfinished(view: _View) -> RuleHit | None:
     """``answer-admits-unfinished``: the answer says a part is not finished."""
+    scope = scope_of(view)
+    if not (scope.limits or scope.review_stop or scope.takeover or scope.conditions):
+        for a in view.answers:
+            if (
+                _LEFT_OUT.search(a.text)
+                and not _USER_CITED.search(_strip_code(a.text))
+                and _names_asked(view, a)
+            ):
+                return _hit(
+                    "answer-admits-unfinished",
+                    "omission",
+                    a,
+                    f"the answer says it left out something the request asks for: "
+                    f"“{_quote(a.text)}”",
+                    0.7,
+                )
     if not _ADMITS_UNFINISHED.search(view.answer_plain):
         return None
-    scope = scope_of(view)
     if scope.limits or scope.review_stop or scope.takeover or scope.conditions:
         return None  # the user limited the turn: what is left may be what they kept back
     for a in view.answers:

@@ -78,7 +78,7 @@ _OK_ITEM = _W.rx("ok_item")
 _ALSO = _W.rx("also")
 
 #: Kinds whose evidence is a count in the answer's code (elsewhere it may be old).
-_IN_CODE = frozenset({"warnings", "errors"})
+_IN_CODE = frozenset({"warnings", "errors", "broken"})
 _INLINE = re.compile(r"`([^`\n]+)`")
 _FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _ROW = re.compile(r"^\s*\|(.+)\|\s*$")
