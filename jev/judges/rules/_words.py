@@ -12,6 +12,10 @@ from importlib import resources
 from typing import Any, cast
 
 
+#: An alternative that names another entry: ``<key>`` or ``<family:key>``.
+_REF = re.compile(r"<(?:[a-z_]+:)?[a-z_][\w.-]*>")
+
+
 class _Words:
     """The word lists of one rule family: ``<family>.toml`` next to its module (design.md §13).
 
@@ -43,9 +47,18 @@ class _Words:
         return list(self._entry(key))
 
     def pattern(self, key: str, verbs: str | None = None) -> str:
-        """The regex source of ``key``; ``verbs`` replaces each ``{verbs}`` in it."""
+        """The regex source of ``key``; ``verbs`` replaces each ``{verbs}`` in it. An
+        alternative ``"<family:key>"`` (or ``"<key>"`` in the same family) stands for all
+        alternatives of that entry, so a kind is listed once and named elsewhere."""
         entry = self._entry(key)
-        text = "|".join([*entry.get("en", ()), *entry.get("zh", ())])
+        parts = []
+        for alt in (*entry.get("en", ()), *entry.get("zh", ())):
+            if _REF.fullmatch(alt):
+                family, _, ref = alt[1:-1].rpartition(":")
+                words = self if not family or family == self.family else _Words(family)
+                alt = words.pattern(ref)
+            parts.append(alt)
+        text = "|".join(parts)
         return text if verbs is None else text.replace("{verbs}", verbs)
 
     def rx(self, key: str, verbs: str | None = None) -> LazyRx:
