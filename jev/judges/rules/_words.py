@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from importlib import resources
 from typing import Any, cast
 
-
 #: An alternative that names another entry: ``<key>`` or ``<family:key>``.
 _REF = re.compile(r"<(?:[a-z_]+:)?[a-z_][\w.-]*>")
 

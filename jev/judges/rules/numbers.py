@@ -357,9 +357,10 @@ def _both_meet_request(view: _View, wanted: str, other: str) -> bool:
             continue
         for m in _VERSION.finditer(req.text):
             asked = m.group(1).split(".")
-            if wanted.split(".")[: len(asked)] == asked == other.split(".")[: len(asked)]:
-                if len(asked) < len(wanted.split(".")):
-                    return True
+            if wanted.split(".")[: len(asked)] == asked == other.split(".")[: len(asked)] and len(
+                asked
+            ) < len(wanted.split(".")):
+                return True
     return False
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 from jev.domain import Position
-
 from jev.judges.rules._base import (
     _NEGATION,
     _OFFER,
@@ -118,7 +117,12 @@ _LEFT_OUT = _W.rx("left_out")
 def _names_asked(view: _View, pos: Position) -> bool:
     """Whether answer position ``pos`` names a thing (a code span or a word of four or
     more letters) that a request message asks for without telling the agent to keep it."""
-    words = {w.lower() for w in re.findall(r"`([^`\n]+)`|([A-Za-z][\w/.-]{3,}|[\u4e00-\u9fff]{2})", pos.text) for w in w if w}
+    words = {
+        w.lower()
+        for w in re.findall(r"`([^`\n]+)`|([A-Za-z][\w/.-]{3,}|[\u4e00-\u9fff]{2})", pos.text)
+        for w in w
+        if w
+    }
     for req in view.requests:
         for sentence in _sentences(req.text):
             if _KEEP.search(sentence):

@@ -132,9 +132,13 @@ def _failed_in_table(text: str) -> str | None:
             header = cells
         elif not all(set(c) <= set("-: ") for c in cells):
             for i, name in enumerate(header):
-                if i < len(cells) and _FAILED_HEADER.match(name):
-                    if cells[i].isdigit() and int(cells[i]) > 0:
-                        return line.strip()
+                if (
+                    i < len(cells)
+                    and _FAILED_HEADER.match(name)
+                    and cells[i].isdigit()
+                    and int(cells[i]) > 0
+                ):
+                    return line.strip()
     return None
 
 

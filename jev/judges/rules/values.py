@@ -125,9 +125,7 @@ def _table_against_all(view: _View) -> RuleHit | None:
             continue
         for sentence in _sentences(a.text):
             plain = _strip_code(sentence)
-            if (_ALL_DONE.search(plain) or _WHOLE.search(plain)) and not _NEGATION.search(
-                plain
-            ):
+            if (_ALL_DONE.search(plain) or _WHOLE.search(plain)) and not _NEGATION.search(plain):
                 row = mixed[0]
                 assert row is not None
                 return _hit(
@@ -240,7 +238,9 @@ def _note_against_no_issues(view: _View) -> RuleHit | None:
 _FINDING_LEFT = _W.rx("finding_left")
 _FINDING_FIXED = _W.rx("finding_fixed")
 #: A counted finding: "1 HIGH", "2 个 HIGH", "3 warnings".
-_COUNTED = re.compile(r"(?<![\w.])([1-9]\d{0,3})\s*(?:个|项|条|处)?\s*([A-Za-z][\w-]{1,30}|[\u4e00-\u9fff]{2,4})")
+_COUNTED = re.compile(
+    r"(?<![\w.])([1-9]\d{0,3})\s*(?:个|项|条|处)?\s*([A-Za-z][\w-]{1,30}|[\u4e00-\u9fff]{2,4})"
+)
 
 
 def _todo_count_against_none(view: _View) -> RuleHit | None:
@@ -410,7 +410,9 @@ def _removed_and_kept(view: _View) -> RuleHit | None:
 
 
 #: A count written as digits ("1,204,331", "1204331") or in 万/亿/k/M ("120.5 万").
-_COUNT = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(万|亿|[kKM](?![\w]))?(?![\w.%/:-])")
+_COUNT = re.compile(
+    r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(万|亿|[kKM](?![\w]))?(?![\w.%/:-])"
+)
 _SCALE = {"万": 1e4, "亿": 1e8, "k": 1e3, "K": 1e3, "M": 1e6}
 
 
