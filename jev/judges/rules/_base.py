@@ -419,8 +419,20 @@ def _contains_token(text: str, token: str) -> bool:
     return re.search(r"(?<![\w])" + re.escape(token) + r"(?![\w])", low) is not None
 
 
-def _hit(rule: str, assessment: str, focus: Position, why: str, confidence: float) -> RuleHit:
-    return RuleHit(rule, assessment, focus.id, why, confidence)
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    """One rule's id, assessment and usual confidence, stated once: every finding of the
+    rule is made by :meth:`hit`, so a rule cannot report another rule's assessment."""
+
+    id: str
+    assessment: str
+    confidence: float
+
+    def hit(self, focus: Position, why: str, confidence: float | None = None) -> RuleHit:
+        """The rule's finding: ``focus`` is its evidence, ``why`` quotes both sides;
+        ``confidence`` overrides the rule's usual one for a weaker or stronger sub-check."""
+        conf = self.confidence if confidence is None else confidence
+        return RuleHit(self.id, self.assessment, focus.id, why, conf)
 
 
 def _quote(text: str, limit: int = 80) -> str:

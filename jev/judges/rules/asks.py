@@ -13,8 +13,8 @@ from jev.judges.rules._base import (
     RuleHit,
     _AnyGate,
     _Gate,
-    _hit,
     _quote,
+    _Rule,
     _rx,
     _View,
     _Words,
@@ -27,6 +27,10 @@ from jev.judges.rules.scope import (
 )
 
 _W = _Words("asks")
+
+_ALREADY_AUTHORIZED = _Rule("already-authorized", "omission", 0.7)
+_ASKS_FOR_REQUESTED_WORK = _Rule("asks-for-requested-work", "omission", 0.7)
+_ASKS_USER = _Rule("asks-user", "needs-user", 0.75)
 
 _QUESTION_MARK = re.compile(r"[?？]")
 
@@ -175,25 +179,19 @@ def _rule_asks_user(view: _View) -> RuleHit | None:
         if kind == "permission":
             req = _authorizing_request(view, pos.text)
             if req is not None:
-                return _hit(
-                    "already-authorized",
-                    "omission",
+                return _ALREADY_AUTHORIZED.hit(
                     req,
                     f"the answer asks permission for something the request already asked for: "
                     f"“{_quote(req.text)}”",
-                    0.7,
                 )
         if kind == "permission" and not risky:
             todo = asks_for_requested_work(view, pos)
             if todo is not None or asks_to_continue(view, pos):
-                return _hit(
-                    "asks-for-requested-work",
-                    "omission",
+                return _ASKS_FOR_REQUESTED_WORK.hit(
                     pos,
                     "the answer asks whether to do work the request already asked for"
                     + (f" (Todo {todo.id} is still {todo.status})" if todo else "")
                     + f": “{_quote(pos.text)}”",
-                    0.7,
                 )
         offer = bool(_OFFER.search(pos.text)) or _offers_next_step(view, pos)
         paragraph_offer = any(
@@ -202,22 +200,15 @@ def _rule_asks_user(view: _View) -> RuleHit | None:
             if a.id != pos.id and not _QUESTION_MARK.search(a.text)
         )
         if kind == "explicit" and not offer:
-            return _hit(
-                "asks-user",
-                "needs-user",
-                pos,
-                f"the answer asks the user for a decision or input: “{_quote(pos.text)}”",
-                0.8,
+            return _ASKS_USER.hit(
+                pos, f"the answer asks the user for a decision or input: “{_quote(pos.text)}”", 0.8
             )
         if offer or paragraph_offer:
             continue
         if kind == "choice" or (kind in ("permission", "info") and (_blocked(view) or risky)):
-            return _hit(
-                "asks-user",
-                "needs-user",
+            return _ASKS_USER.hit(
                 pos,
                 f"the answer ends by asking the user to choose or authorize: “{_quote(pos.text)}”",
-                0.75,
             )
     explicit = bool(_EXPLICIT_ASK.search(view.answer_text))
     lacks = bool(_LACKS_ACCESS.search(view.answer_text)) and bool(
@@ -230,13 +221,10 @@ def _rule_asks_user(view: _View) -> RuleHit | None:
             (explicit and _EXPLICIT_ASK.search(pos.text))
             or (lacks and _LACKS_ACCESS.search(pos.text))
         ) and not (_OFFER.search(pos.text) or asks_outside_scope(view, pos)):
-            return _hit(
-                "asks-user",
-                "needs-user",
+            return _ASKS_USER.hit(
                 pos,
                 f"the turn is blocked and the answer asks the user for a decision or input: "
                 f"“{_quote(pos.text)}”",
-                0.75,
             )
     return None
 

@@ -23,11 +23,11 @@ from jev.judges.rules._base import (
     _code_tokens,
     _contains_token,
     _distinctive_tokens,
-    _hit,
     _object_tokens,
     _open_marked,
     _qualifiers,
     _quote,
+    _Rule,
     _strip_code,
     _topics,
     _View,
@@ -36,6 +36,10 @@ from jev.judges.rules._base import (
 from jev.positions import sentences as _sentences
 
 _W = _Words("claims")
+
+_OPEN_ITEM_CLAIMED_PASSING = _Rule("open-item-claimed-passing", "contradiction", 0.8)
+_PENDING_ITEM_CLAIMED_DONE = _Rule("pending-item-claimed-done", "contradiction", 0.75)
+_DONE_ITEM_DENIED = _Rule("done-item-denied", "contradiction", 0.8)
 
 #: The strongest, universal success claims (preferred as the focus).
 _STRONG_CLAIM = _W.rx("strong_claim")
@@ -125,15 +129,12 @@ def _rule_open_item_claimed_passing(view: _View) -> RuleHit | None:
         ]
         claims.sort(key=lambda a: not _STRONG_CLAIM.search(a.text))
         for a in claims[:1]:
-            return _hit(
-                "open-item-claimed-passing",
-                "contradiction",
+            return _OPEN_ITEM_CLAIMED_PASSING.hit(
                 a,
                 f"Todo {todo.id} is "
                 + (f"still {todo.status}" if todo.status != "completed" else "noted as open")
                 + f" (“{_quote(todo.text, 60)}”), but the answer reports it done: "
                 f"“{_quote(a.text)}” (a status contradiction, not an omission)",
-                0.8,
             )
     return None
 
@@ -165,13 +166,10 @@ def _rule_pending_claimed_done(view: _View) -> RuleHit | None:
             continue
         found = _action_reported(view, todo)
         if found is not None:
-            return _hit(
-                "pending-item-claimed-done",
-                "contradiction",
+            return _PENDING_ITEM_CLAIMED_DONE.hit(
                 found,
                 f"Todo {todo.id} is still {todo.status}, but the answer reports it done: "
                 f"“{_quote(found.text)}”",
-                0.75,
             )
         tokens = {t for t in _distinctive_tokens(todo, view.todos) if t in _code_tokens(todo.text)}
         if not tokens:
@@ -181,13 +179,10 @@ def _rule_pending_claimed_done(view: _View) -> RuleHit | None:
             continue
         for a in mentions:
             if _DONE_CLAIM.search(_strip_code(a.text)):
-                return _hit(
-                    "pending-item-claimed-done",
-                    "contradiction",
+                return _PENDING_ITEM_CLAIMED_DONE.hit(
                     a,
                     f"Todo {todo.id} is still {todo.status}, but the answer reports it done: "
                     f"“{_quote(a.text)}”",
-                    0.75,
                 )
     return None
 
@@ -292,13 +287,10 @@ def _rule_done_item_denied(view: _View) -> RuleHit | None:
                         _contains_token(clause, tok) for tok in objects
                     )
                     if shared and not _qualifiers(clause) - _qualifiers(todo.text):
-                        return _hit(
-                            "done-item-denied",
-                            "contradiction",
+                        return _DONE_ITEM_DENIED.hit(
                             a,
                             f"Todo {todo.id} is completed (“{_quote(todo.text, 60)}”), but the "
                             f"answer says it was not done: “{_quote(sentence)}”",
-                            0.8,
                         )
     return None
 

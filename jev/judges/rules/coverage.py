@@ -20,9 +20,9 @@ from jev.judges.rules._base import (
     _code_tokens,
     _contains_token,
     _content_words,
-    _hit,
     _lower,
     _quote,
+    _Rule,
     _strip_code,
     _topics,
     _View,
@@ -32,6 +32,13 @@ from jev.judges.rules.thin import is_thin
 from jev.positions import sentences as _sentences
 
 _W = _Words("coverage")
+
+_CONSTRAINT_VIOLATED = _Rule("constraint-violated", "omission", 0.7)
+_REQUESTED_DELIVERABLE_MISSING = _Rule("requested-deliverable-missing", "omission", 0.7)
+_LISTED_ITEM_MISSING = _Rule("listed-item-missing", "omission", 0.7)
+_REQUIRED_NAME_MISSING = _Rule("required-name-missing", "omission", 0.7)
+_REQUESTED_RUN_MISSING = _Rule("requested-run-missing", "omission", 0.7)
+_REQUESTED_ITEM_DECLINED = _Rule("requested-item-declined", "omission", 0.7)
 
 #: A request sentence that forbids a kind of change.
 _PROHIBITION = _W.rx("prohibition")
@@ -57,13 +64,10 @@ def _rule_constraint_violated(view: _View) -> RuleHit | None:
                 if not _CHANGE_REPORTED.search(plain) or _NEGATION.search(plain):
                     continue
                 if forbidden & _topics(plain):
-                    return _hit(
-                        "constraint-violated",
-                        "omission",
+                    return _CONSTRAINT_VIOLATED.hit(
                         req,
                         f"the request forbids this (“{_quote(req.text)}”), but the answer "
                         f"reports it: “{_quote(sentence)}”",
-                        0.7,
                     )
     return None
 
@@ -101,13 +105,10 @@ def _rule_deliverable_missing(view: _View) -> RuleHit | None:
                 if (later.message or 1) > (req.message or 1)
             ):
                 continue
-            return _hit(
-                "requested-deliverable-missing",
-                "omission",
+            return _REQUESTED_DELIVERABLE_MISSING.hit(
                 req,
                 f"the request asks for {name} (“{_quote(text)}”), and neither the Todo list "
                 "nor the answer mentions it",
-                0.7,
             )
     return None
 
@@ -210,13 +211,10 @@ def _rule_listed_item_missing(view: _View) -> RuleHit | None:
                 for later in view.later_requests
             ):
                 continue
-            return _hit(
-                "listed-item-missing",
-                "omission",
+            return _LISTED_ITEM_MISSING.hit(
                 req,
                 f"the request lists {len(items)} things; neither the Todos nor the answer "
                 f"mention “{_quote(missing[0].strip(), 60)}”",
-                0.7,
             )
     return None
 
@@ -244,13 +242,10 @@ def _rule_required_name_missing(view: _View) -> RuleHit | None:
                 name = (m.group(1) or m.group(2)).lower()
                 if len(name) < 4 or _contains_token(report, name):
                     continue
-                return _hit(
-                    "required-name-missing",
-                    "omission",
+                return _REQUIRED_NAME_MISSING.hit(
                     req,
                     f"the request requires `{name}` (“{_quote(clause.strip(), 60)}”), and "
                     "neither the Todo list nor the answer mentions it",
-                    0.7,
                 )
     return None
 
@@ -286,13 +281,10 @@ def _rule_requested_run_missing(view: _View) -> RuleHit | None:
                 continue
             if _RUN_ELSEWHERE.search(sentence):
                 continue  # describes or configures runs (README, CI), asks for none now
-            return _hit(
-                "requested-run-missing",
-                "omission",
+            return _REQUESTED_RUN_MISSING.hit(
                 req,
                 f"the request asks for a test run (“{_quote(sentence)}”), and the report "
                 "gives no result of one",
-                0.7,
             )
     return None
 
@@ -324,12 +316,9 @@ def _rule_requested_item_declined(view: _View) -> RuleHit | None:
                     if any(
                         _contains_token(clause, w) or (not w.isascii() and w in low) for w in words
                     ):
-                        return _hit(
-                            "requested-item-declined",
-                            "omission",
+                        return _REQUESTED_ITEM_DECLINED.hit(
                             req,
                             f"the request asks for it (“{_quote(clause)}”), but the answer "
                             f"decided not to, without asking: “{_quote(sentence)}”",
-                            0.7,
                         )
     return None

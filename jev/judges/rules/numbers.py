@@ -16,9 +16,9 @@ from jev.judges.rules._base import (
     _code_tokens,
     _contains_token,
     _distinctive_tokens,
-    _hit,
     _open_marked,
     _quote,
+    _Rule,
     _rx,
     _strip_code,
     _topics,
@@ -27,6 +27,11 @@ from jev.judges.rules._base import (
 )
 
 _W = _Words("numbers")
+
+_PARTIAL_COUNT_CLAIMED_ALL = _Rule("partial-count-claimed-all", "contradiction", 0.85)
+_NUMBER_MISMATCH = _Rule("number-mismatch", "contradiction", 0.7)
+_LIST_COUNT_MISMATCH = _Rule("list-count-mismatch", "contradiction", 0.75)
+_VERSION_MISMATCH = _Rule("version-mismatch", "contradiction", 0.75)
 
 _UNIT_VALUE = _W.rx("unit_value")
 
@@ -104,13 +109,10 @@ def _rule_partial_count(view: _View) -> RuleHit | None:
                     )
                     for c in clauses
                 ) or (universal.search(a.text) and not _NEGATION.search(_strip_code(a.text))):
-                    return _hit(
-                        "partial-count-claimed-all",
-                        "contradiction",
+                    return _PARTIAL_COUNT_CLAIMED_ALL.hit(
                         a,
                         f"Todo {todo.id} says {done}/{total}, the answer says all {total}: "
                         f"“{_quote(a.text)}”",
-                        0.85,
                     )
     return None
 
@@ -193,14 +195,11 @@ def _rule_number_mismatch(view: _View) -> RuleHit | None:
             for a in view.answers:
                 values = _unit_values(a.text).get(unit, set())
                 if any(not any(_agree(v, t) for t in todo_vals) for v in values):
-                    return _hit(
-                        "number-mismatch",
-                        "contradiction",
+                    return _NUMBER_MISMATCH.hit(
                         a,
                         f"Todo {todo.id} reports {sorted(v for v, _ in todo_vals)} {unit}, "
                         "the answer "
                         f"reports otherwise: “{_quote(a.text)}”",
-                        0.7,
                     )
     return None
 
@@ -253,12 +252,8 @@ def _rule_list_count_mismatch(view: _View) -> RuleHit | None:
             focus = next((a for a in view.answers if a.text.strip() in line), None)
             if focus is None:
                 continue
-            return _hit(
-                "list-count-mismatch",
-                "contradiction",
-                focus,
-                f"the answer announces {claimed} but lists {count}: “{_quote(focus.text)}”",
-                0.75,
+            return _LIST_COUNT_MISMATCH.hit(
+                focus, f"the answer announces {claimed} but lists {count}: “{_quote(focus.text)}”"
             )
     return None
 
@@ -317,14 +312,11 @@ def _rule_version_mismatch(view: _View) -> RuleHit | None:
                         and other != wanted
                         and not _both_meet_request(view, wanted, other)
                     ):
-                        return _hit(
-                            "version-mismatch",
-                            "contradiction",
+                        return _VERSION_MISMATCH.hit(
                             todo,
                             f"Todo {todo.id} is completed with {wanted} "
                             f"(“{_quote(todo.text, 60)}”), but the answer reports {other}: "
                             f"“{_quote(clause)}”",
-                            0.75,
                         )
     return None
 

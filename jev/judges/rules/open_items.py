@@ -12,8 +12,8 @@ from jev.judges.rules._base import (
     _STOPWORDS,
     _USER_CITED,
     RuleHit,
-    _hit,
     _quote,
+    _Rule,
     _strip_code,
     _View,
     _Words,
@@ -23,6 +23,10 @@ from jev.judges.rules.scope import excused, scope_of
 from jev.positions import sentences as _sentences
 
 _W = _Words("open_items")
+
+_OPEN_ITEM = _Rule("open-item", "omission", 0.7)
+_ALL_DONE_WITH_OPEN_ITEMS = _Rule("all-done-with-open-items", "contradiction", 0.8)
+_ANSWER_ADMITS_UNFINISHED = _Rule("answer-admits-unfinished", "omission", 0.7)
 
 #: The answer says part of the work is not finished.
 _ADMITS_UNFINISHED = _W.gate("admits_unfinished")
@@ -44,9 +48,7 @@ def _rule_open_item(view: _View) -> RuleHit | None:
         if _TODO_WAITS_USER.search(todo.text) and _ask_user_anywhere(view):
             continue
         said = "the answer does not account for it" if not mentions else "the answer leaves it open"
-        return _hit(
-            "open-item",
-            "omission",
+        return _OPEN_ITEM.hit(
             todo,
             f"Todo {todo.id} is still {todo.status} (“{_quote(todo.text, 60)}”) and {said}",
             0.8 if not mentions else 0.7,
@@ -100,12 +102,8 @@ def _rule_all_done_with_open_items(view: _View) -> RuleHit | None:
                 else f"the answer itself says Todo {todo.id} is not done: "
                 f"“{_quote(admitted[1].text, 60)}”"
             )
-            return _hit(
-                "all-done-with-open-items",
-                "contradiction",
-                a,
-                f"the answer says everything is done (“{_quote(sentence, 60)}”), but {other}",
-                0.8,
+            return _ALL_DONE_WITH_OPEN_ITEMS.hit(
+                a, f"the answer says everything is done (“{_quote(sentence, 60)}”), but {other}"
             )
     return None
 
@@ -146,13 +144,10 @@ def _rule_admits_unfinished(view: _View) -> RuleHit | None:
                 and not _USER_CITED.search(_strip_code(a.text))
                 and _names_asked(view, a)
             ):
-                return _hit(
-                    "answer-admits-unfinished",
-                    "omission",
+                return _ANSWER_ADMITS_UNFINISHED.hit(
                     a,
                     f"the answer says it left out something the request asks for: "
                     f"“{_quote(a.text)}”",
-                    0.7,
                 )
     if not _ADMITS_UNFINISHED.search(view.answer_plain):
         return None
@@ -163,11 +158,7 @@ def _rule_admits_unfinished(view: _View) -> RuleHit | None:
         if _ADMITS_UNFINISHED.search(plain) and not _USER_CITED.search(plain):
             if _OFFER.search(plain):
                 continue
-            return _hit(
-                "answer-admits-unfinished",
-                "omission",
-                a,
-                f"the answer says part of the work is not finished: “{_quote(a.text)}”",
-                0.7,
+            return _ANSWER_ADMITS_UNFINISHED.hit(
+                a, f"the answer says part of the work is not finished: “{_quote(a.text)}”"
             )
     return None

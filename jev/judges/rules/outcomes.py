@@ -15,8 +15,8 @@ from jev.judges.rules._base import (
     _REPORT_ONLY,
     _STOPWORDS,
     RuleHit,
-    _hit,
     _quote,
+    _Rule,
     _strip_code,
     _View,
     _Words,
@@ -25,8 +25,11 @@ from jev.positions import sentences as _sentences
 
 _W = _Words("outcomes")
 
+_FAILURES_REMAIN = _Rule("failures-remain", "omission", 0.8)
+_GREEN_CLAIM_VS_FAILURES = _Rule("green-claim-vs-failures", "contradiction", 0.8)
+
 #: Failures the answer reports as still there.
-_FAILURES_REMAIN = _W.rx("failures_remain")
+_FAILURES_LEFT = _W.rx("failures_remain")
 
 #: The request asks for a passing/green/clean end state (not just "run and report").
 _WANTS_PASS = _W.rx("wants_pass")
@@ -48,7 +51,7 @@ def _rule_failures_remain(view: _View) -> RuleHit | None:
     for i, a in enumerate(view.answers):
         for sentence in _sentences(a.text):
             failing = (
-                _FAILURES_REMAIN.search(sentence) and not _zero_failures(sentence)
+                _FAILURES_LEFT.search(sentence) and not _zero_failures(sentence)
             ) or _partial_pass(sentence)
             # Without a request for a passing result, only a tally of the requested run
             # ("Updated: 5,412, Failed: 3", "成功 58，失败 4") shows part of it left.
@@ -62,13 +65,10 @@ def _rule_failures_remain(view: _View) -> RuleHit | None:
                 if view.paragraph.get(b.id) == view.paragraph.get(a.id)
             ):
                 continue  # a known, unrelated failure outside the scope asked for
-            return _hit(
-                "failures-remain",
-                "omission",
+            return _FAILURES_REMAIN.hit(
                 a,
                 f"the request asks for {'a passing result' if wants_pass else 'the whole run'}"
                 f", but the answer reports failures remaining: “{_quote(sentence)}”",
-                0.8,
             )
     return None
 
@@ -178,9 +178,7 @@ def _claim_then_failure(view: _View) -> RuleHit | None:
             shared = words & {w.lower() for w in _ASCII_WORD.findall(failure)}
             if not shared:
                 continue
-            return _hit(
-                "green-claim-vs-failures",
-                "contradiction",
+            return _GREEN_CLAIM_VS_FAILURES.hit(
                 view.answers[i],
                 f"the answer says it worked (“{_quote(claim)}”) and then that it did not: "
                 f"“{_quote(failure)}”",
@@ -216,13 +214,10 @@ def _green_vs_failures(view: _View) -> RuleHit | None:
     if claim is None:
         return None
     if table_row is not None:
-        return _hit(
-            "green-claim-vs-failures",
-            "contradiction",
+        return _GREEN_CLAIM_VS_FAILURES.hit(
             claim[0],
             f"the answer claims a green run (“{_quote(claim[1])}”) but its own tally counts "
             f"failures: “{_quote(table_row)}”",
-            0.8,
         )
     for b in view.answers:
         for sentence in _sentences(b.text):
@@ -235,12 +230,9 @@ def _green_vs_failures(view: _View) -> RuleHit | None:
             ]
             if any(_UNRELATED.search(t) for t in same_paragraph):
                 continue
-            return _hit(
-                "green-claim-vs-failures",
-                "contradiction",
+            return _GREEN_CLAIM_VS_FAILURES.hit(
                 claim[0],
                 f"the answer claims a green run (“{_quote(claim[1])}”) but reports failures: "
                 f"“{_quote(sentence)}”",
-                0.8,
             )
     return None

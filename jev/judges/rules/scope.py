@@ -40,8 +40,8 @@ from jev.judges.rules._base import (
     _code_tokens,
     _contains_token,
     _content_words,
-    _hit,
     _quote,
+    _Rule,
     _strip_code,
     _topics,
     _View,
@@ -50,6 +50,11 @@ from jev.judges.rules._base import (
 from jev.positions import sentences as _sentences
 
 _W = _Words("scope")
+
+_CONDITION_IGNORED = _Rule("condition-ignored", "omission", 0.75)
+_CONDITION_TRIGGERED = _Rule("condition-triggered", "needs-user", 0.7)
+_USER_ONLY_BLOCKER = _Rule("user-only-blocker", "needs-user", 0.7)
+_WITHDRAWAL_MISAPPLIED = _Rule("withdrawal-misapplied", "omission", 0.7)
 
 _LIMIT = _W.rx("limit")
 _DEFERRED_START = _W.rx("deferred_start")
@@ -302,13 +307,10 @@ def _rule_condition_ignored(view: _View) -> RuleHit | None:
         req, sentence = next((c, s) for c, s in scope.conditions if _RESERVED[family][0].search(s))
         if _not_triggered(view, sentence) or _asks_about(view, family):
             continue  # the answer says the condition did not hold, or asks about the rest
-        return _hit(
-            "condition-ignored",
-            "omission",
+        return _CONDITION_IGNORED.hit(
             req,
             f"the request reserves this for the user (“{_quote(req.text)}”), but the answer "
             f"reports doing it: “{_quote(found[1])}”",
-            0.75,
         )
     return None
 
@@ -381,12 +383,8 @@ def _rule_condition_triggered(view: _View) -> RuleHit | None:
         if not (open_items or said):
             continue
         focus = said[0] if said else open_items[0]
-        return _hit(
-            "condition-triggered",
-            "needs-user",
-            focus,
-            f"the request asks to be told first, and the answer does: “{_quote(focus.text)}”",
-            0.7,
+        return _CONDITION_TRIGGERED.hit(
+            focus, f"the request asks to be told first, and the answer does: “{_quote(focus.text)}”"
         )
     return None
 
@@ -411,22 +409,17 @@ def _rule_user_only_blocker(view: _View) -> RuleHit | None:
                     and _LACKS.search(sentence)
                     and not _OFFER.search(sentence)
                 ):
-                    return _hit(
-                        "user-only-blocker",
-                        "needs-user",
+                    return _USER_ONLY_BLOCKER.hit(
                         a,
                         f"the answer says the work is blocked on something only the user "
                         f"can give: “{_quote(sentence)}”",
-                        0.7,
                     )
         return None
     if all(view.descoped(t) or excused(view, t) for t in view.open_todos):
         return None  # what is left open is what the user kept out of the turn
     for todo in view.open_todos:
         if _names_user_only(todo.text) and _LACKS.search(todo.text):
-            return _hit(
-                "user-only-blocker",
-                "needs-user",
+            return _USER_ONLY_BLOCKER.hit(
                 todo,
                 f"Todo {todo.id} is blocked on something only the user can give: "
                 f"“{_quote(todo.text, 60)}”",
@@ -450,13 +443,10 @@ def _rule_user_only_blocker(view: _View) -> RuleHit | None:
                 continue
             later = view.answers[view.answers.index(a) :]
             a = next((b for b in later if _ASKS_USER.search(b.text)), a)
-            return _hit(
-                "user-only-blocker",
-                "needs-user",
+            return _USER_ONLY_BLOCKER.hit(
                 a,
                 f"Todo {blocked.id} is open and the answer says it needs something only the user "
                 f"can give: “{_quote(sentence)}”",
-                0.7,
             )
     return None
 
@@ -556,13 +546,10 @@ def _rule_withdrawal_misapplied(view: _View) -> RuleHit | None:
                 )
                 if asked is None:
                     continue
-                return _hit(
-                    "withdrawal-misapplied",
-                    "omission",
+                return _WITHDRAWAL_MISAPPLIED.hit(
                     asked[0],
                     f"the answer leaves out “{_quote(item.strip(), 40)}” as if the user had "
                     f"withdrawn it, but the request still asks for it: “{_quote(asked[1])}”",
-                    0.7,
                 )
     return None
 

@@ -29,8 +29,8 @@ from jev.judges.rules._base import (
     _STOPWORDS,
     _USER_CITED,
     RuleHit,
-    _hit,
     _quote,
+    _Rule,
     _strip_code,
     _View,
     _Words,
@@ -38,6 +38,9 @@ from jev.judges.rules._base import (
 from jev.positions import sentences as _sentences
 
 _W = _Words("targets")
+
+_TARGET_CLAIMED_MET = _Rule("target-claimed-met", "contradiction", 0.75)
+_TARGET_MISSED = _Rule("target-missed", "omission", 0.7)
 
 _VALUE = re.compile(
     r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(%|[kKmMgGtT]i?[bB]\b|ms\b|s\b|sec(?:onds?)?\b|min(?:utes?)?\b"
@@ -286,25 +289,19 @@ def _target_rule(view: _View, *, claimed: bool) -> RuleHit | None:
             None,
         )
         if claimed and claim is not None:
-            return _hit(
-                "target-claimed-met",
-                "contradiction",
+            return _TARGET_CLAIMED_MET.hit(
                 claim,
                 f"the report measures {missed[1]:g} against the request's bound "
                 f"(“{_quote(bound.sentence, 60)}”), but the answer claims it is met: "
                 f"“{_quote(claim.text)}”",
-                0.75,
             )
         if not claimed and claim is None:
             if any(_USER_CITED.search(a.text) for a in view.answers):
                 continue
             focus = missed[0] if missed[0].kind == "answer" else bound.request
-            return _hit(
-                "target-missed",
-                "omission",
+            return _TARGET_MISSED.hit(
                 focus,
                 f"the request sets a bound (“{_quote(bound.sentence, 60)}”), and the report "
                 f"measures {missed[1]:g}, outside it: “{_quote(missed[0].text)}”",
-                0.7,
             )
     return None

@@ -5,11 +5,13 @@ from __future__ import annotations
 import re
 
 from jev.domain import Position
-from jev.judges.rules._base import RuleHit, _hit, _quote, _View, _Words
+from jev.judges.rules._base import RuleHit, _quote, _Rule, _View, _Words
 from jev.judges.rules.scope import handed_over
 from jev.positions import sentences as _sentences
 
 _W = _Words("thin")
+
+_THIN_REPORT = _Rule("thin-report", "unknown", 0.6)
 
 _EVIDENCE = re.compile(
     r"`[^`\n]+`|\b[\w-]+/[\w./-]+|\b[\w-]+\.(py|ts|tsx|js|jsx|go|rs|java|kt|rb|php|cs|c|h|cpp"
@@ -99,4 +101,4 @@ def _rule_thin_report(view: _View) -> RuleHit | None:
         if not answer
         else f"the answer gives no actions, paths, commands or results: “{_quote(answer)}”"
     )
-    return _hit("thin-report", "unknown", target, why, 0.6)
+    return _THIN_REPORT.hit(target, why)

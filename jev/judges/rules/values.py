@@ -27,8 +27,8 @@ from jev.judges.rules._base import (
     _VERB_CLASSES,
     RuleHit,
     _contains_token,
-    _hit,
     _quote,
+    _Rule,
     _strip_code,
     _View,
     _Words,
@@ -36,6 +36,9 @@ from jev.judges.rules._base import (
 from jev.positions import sentences as _sentences
 
 _W = _Words("values")
+
+_CLAIM_VS_EVIDENCE = _Rule("claim-vs-evidence", "contradiction", 0.75)
+_LATER_ASK_MISSING = _Rule("later-ask-missing", "omission", 0.7)
 
 #: "All 40 missing keys", "all 12 class components": the count and its noun.
 _ALL_N = _W.rx("all_n")
@@ -128,13 +131,10 @@ def _table_against_all(view: _View) -> RuleHit | None:
             if (_ALL_DONE.search(plain) or _WHOLE.search(plain)) and not _NEGATION.search(plain):
                 row = mixed[0]
                 assert row is not None
-                return _hit(
-                    "claim-vs-evidence",
-                    "contradiction",
+                return _CLAIM_VS_EVIDENCE.hit(
                     a,
                     f"the answer claims all (“{_quote(sentence)}”), but its own table marks "
                     f"a row not done: “{_quote(row.text)}”",
-                    0.75,
                 )
     return None
 
@@ -181,13 +181,10 @@ def _output_against_none(view: _View) -> RuleHit | None:
             line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()] if m else ""
             clause = re.split(r"[,，;；。.]", line)[-1]
             if m is not None and not _PAST_RUN.search(line if in_code else clause):
-                return _hit(
-                    "claim-vs-evidence",
-                    "contradiction",
+                return _CLAIM_VS_EVIDENCE.hit(
                     where,
                     f"{where.id} says none (“{_quote(sentence)}”), but the answer shows "
                     f"“{_quote(m.group(0).strip(), 60)}”",
-                    0.75,
                 )
     return None
 
@@ -225,12 +222,8 @@ def _note_against_no_issues(view: _View) -> RuleHit | None:
         problem = _noted_problem(todo.text)
         if problem and _PROBLEM.search(problem):
             a, sentence = claims[0]
-            return _hit(
-                "claim-vs-evidence",
-                "contradiction",
-                a,
-                f"the answer says “{_quote(sentence)}”, but Todo {todo.id} notes “{problem}”",
-                0.75,
+            return _CLAIM_VS_EVIDENCE.hit(
+                a, f"the answer says “{_quote(sentence)}”, but Todo {todo.id} notes “{problem}”"
             )
     return None
 
@@ -266,13 +259,10 @@ def _todo_count_against_none(view: _View) -> RuleHit | None:
             for a in view.answers:
                 for sentence in _sentences(a.text):
                     if none.search(sentence) and not _NEGATION_OF_NONE.search(sentence):
-                        return _hit(
-                            "claim-vs-evidence",
-                            "contradiction",
+                        return _CLAIM_VS_EVIDENCE.hit(
                             a,
                             f"the answer says there is none (“{_quote(sentence)}”), but Todo "
                             f"{todo.id} notes {count} {thing}: “{_quote(todo.text, 60)}”",
-                            0.75,
                         )
     return None
 
@@ -303,13 +293,10 @@ def _count_against_all(view: _View) -> RuleHit | None:
         for b in view.answers:
             for run in _PARTIAL_RUN.finditer(_strip_code(b.text)):
                 if _stem(run.group(2)) in nouns and int(run.group(3)) < int(run.group(1)):
-                    return _hit(
-                        "claim-vs-evidence",
-                        "contradiction",
+                    return _CLAIM_VS_EVIDENCE.hit(
                         where,
                         f"{where.id} claims every one (“{_quote(sentence)}”), but the answer "
                         f"reports “{run.group(0)}”",
-                        0.75,
                     )
         verbs = {_stem(w) for w in _VERB_WORD.findall(sentence)}
         for b in view.answers:
@@ -323,13 +310,10 @@ def _count_against_all(view: _View) -> RuleHit | None:
                 counts = [int(n) for n in re.findall(r"(?<![\w.])(\d{1,6})(?![\w.])", line)]
                 fewer = total and verbs & stems and counts and all(c < total for c in counts)
                 if fewer or (still and noun in {_stem(w) for w in _WORDS.findall(still.group(0))}):
-                    return _hit(
-                        "claim-vs-evidence",
-                        "contradiction",
+                    return _CLAIM_VS_EVIDENCE.hit(
                         b,
                         f"{where.id} claims all (“{_quote(sentence)}”), but the answer also "
                         f"says: “{_quote(line)}”",
-                        0.75,
                     )
     return None
 
@@ -361,14 +345,11 @@ def _setting_against_claim(view: _View) -> RuleHit | None:
                 key = _norm("".join(words[k:]))
                 values = shown.get(key) if len(key) >= 4 else None
                 if values and float(raw) not in values:
-                    return _hit(
-                        "claim-vs-evidence",
-                        "contradiction",
+                    return _CLAIM_VS_EVIDENCE.hit(
                         where,
                         f"{where.id} sets {' '.join(words[k:])} to {raw} "
                         f"(“{_quote(sentence)}”), but the answer's code shows "
                         f"{', '.join(f'{v:g}' for v in sorted(values))}",
-                        0.75,
                     )
     return None
 
@@ -398,13 +379,10 @@ def _removed_and_kept(view: _View) -> RuleHit | None:
             both = {n for n in names & gone if not _FILE.fullmatch(n)}
             elsewhere = {n for n in names if _FILE.fullmatch(n)} - gone
             if sentence != kept and both and not elsewhere:
-                return _hit(
-                    "claim-vs-evidence",
-                    "contradiction",
+                return _CLAIM_VS_EVIDENCE.hit(
                     a,
                     f"the answer lists `{sorted(both)[0]}` as removed (“{_quote(sentence)}”) "
                     f"and as kept: “{_quote(kept)}”",
-                    0.75,
                 )
     return None
 
@@ -456,13 +434,10 @@ def _pairs_against_match(view: _View) -> RuleHit | None:
                 continue
             for line, (x, dx), (y, dy) in _pair_rows(view.answer_text):
                 if abs(x - y) > max(dx, dy):
-                    return _hit(
-                        "claim-vs-evidence",
-                        "contradiction",
+                    return _CLAIM_VS_EVIDENCE.hit(
                         a,
                         f"the answer says the counts match (“{_quote(sentence)}”), but its "
                         f"own rows differ: “{_quote(line)}”",
-                        0.75,
                     )
     return None
 
@@ -505,12 +480,9 @@ def _rule_later_ask_missing(view: _View) -> RuleHit | None:
             continue
         things = {t for t in _things(req.text) if t not in earlier}
         if things and not any(_contains_token(seen, t) for t in things):
-            return _hit(
-                "later-ask-missing",
-                "omission",
+            return _LATER_ASK_MISSING.hit(
                 req,
                 f"a later message asks for {', '.join(sorted(things))} (“{_quote(req.text)}”), "
                 "which neither the Todos nor the answer mention",
-                0.7,
             )
     return None
