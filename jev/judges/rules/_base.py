@@ -9,7 +9,7 @@ import bisect
 import functools
 import json
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from jev.domain import Numbering, Position
@@ -253,40 +253,42 @@ class _View:
         self.request_text = "\n".join(numbering.material.request).replace("\r\n", "\n")
         self.todo_text = "\n".join(t.text for t in self.todos)
         self.spans = _spans(self.answer_text, self.answers)
-        self.paragraph = _paragraph_numbers(self.answer_text, self.answers)
+        breaks = [m.start() for m in re.finditer(r"\n[ \t]*\n", self.answer_text)]
+        #: The 0-based paragraph (blank-line block) of each answer position, by id.
+        self.paragraph = {
+            a.id: bisect.bisect_left(breaks, start)
+            for a, (start, _) in zip(self.answers, self.spans, strict=True)
+        }
         self.last_paragraph = max(self.paragraph.values(), default=0)
         self.open_todos = tuple(t for t in self.todos if t.status in ("pending", "in_progress"))
         self.later_requests = tuple(p for p in self.requests if (p.message or 1) > 1)
-        self._claims: tuple[Position, ...] | None = None
-        self._negated: tuple[Position, ...] | None = None
-        self._denials: tuple[Position, ...] | None = None
         #: Facts a rule family computes once per material (e.g. the request's scope).
         self.cache: dict[str, object] = {}
 
+    @functools.cached_property
+    def sentences(self) -> tuple[tuple[Position, str], ...]:
+        """(answer position, sentence) for every sentence of the answer, in order."""
+        return tuple((a, s) for a in self.answers for s in _sentences(a.text))
+
+    @functools.cached_property
     def negated_answers(self) -> tuple[Position, ...]:
         """Answer positions whose text outside code spans holds a negation (computed once)."""
-        if self._negated is None:
-            self._negated = tuple(a for a in self.answers if _NEGATION.search(_strip_code(a.text)))
-        return self._negated
+        return tuple(a for a in self.answers if _NEGATION.search(_strip_code(a.text)))
 
+    @functools.cached_property
     def negated_or_kept(self) -> tuple[Position, ...]:
         """Answer positions with a negation or a "kept / left in place" (computed once)."""
-        if self._denials is None:
-            hits = {m.start() for m in _NEGATION.finditer(self.answer_text)}
-            if _KEPT.search(self.answer_text):
-                hits.update(m.start() for m in _KEPT.rx.finditer(self.answer_text))
-            candidates = self._positions_at(sorted(hits))
-            self._denials = tuple(
-                a
-                for a in candidates
-                if _NEGATION.search(p := _strip_code(a.text)) or _KEPT.search(p)
-            )
-        return self._denials
+        hits = {m.start() for m in _NEGATION.finditer(self.answer_text)}
+        if _KEPT.search(self.answer_text):
+            hits.update(m.start() for m in _KEPT.rx.finditer(self.answer_text))
+        return tuple(
+            a
+            for a in self._positions_at(sorted(hits))
+            if _NEGATION.search(p := _strip_code(a.text)) or _KEPT.search(p)
+        )
 
     def _positions_at(self, offsets: list[int]) -> list[Position]:
         """Answer positions whose span holds one of ``offsets`` (sorted), in order."""
-        if not offsets:
-            return []
         starts = [start for start, _ in self.spans]
         found: dict[str, Position] = {}
         for off in offsets:
@@ -296,11 +298,20 @@ class _View:
                 found[pos.id] = pos
         return [a for a in self.answers if a.id in found]
 
+    @functools.cached_property
     def success_claims(self) -> tuple[Position, ...]:
-        """Answer positions with a non-negated success claim (computed once)."""
-        if self._claims is None:
-            self._claims = tuple(_claim_positions(self, _SUCCESS_CLAIM))
-        return self._claims
+        """Answer positions with a sentence that claims success (:data:`_SUCCESS_CLAIM`)
+        outside a negation (computed once)."""
+        if not _SUCCESS_CLAIM.search(self.answer_text):
+            return ()
+        return tuple(
+            a
+            for a in self.answers
+            if any(
+                _SUCCESS_CLAIM.search(s) and not _NEGATION.search(_strip_code(s))
+                for s in _sentences(a.text)
+            )
+        )
 
     def answer_mentions(self, todo: Position) -> list[Position]:
         """Answer positions that talk about this Todo item's distinctive tokens (a part
@@ -324,9 +335,9 @@ class _View:
         for req in self.later_requests:
             if not _DESCOPE.search(req.text):
                 continue
-            if any(_contains_token(req.text, tok) for tok in tokens):
-                return True
-            if _topics(req.text) & _topics(todo.text):
+            if any(_contains_token(req.text, tok) for tok in tokens) or (
+                _topics(req.text) & _topics(todo.text)
+            ):
                 return True
         return False
 
@@ -342,20 +353,6 @@ def _spans(text: str, positions: Sequence[Position]) -> list[tuple[int, int]]:
         spans.append((found, found + len(pos.text)))
         cursor = found + len(pos.text)
     return spans
-
-
-def _paragraph_numbers(text: str, positions: Sequence[Position]) -> dict[str, int]:
-    """Map each answer position id to the 0-based paragraph (blank-line block) it is in."""
-    breaks = [m.start() for m in re.finditer(r"\n[ \t]*\n", text)]
-    result: dict[str, int] = {}
-    cursor = 0
-    for pos in positions:
-        found = text.find(pos.text, cursor)
-        if found < 0:
-            found = cursor
-        result[pos.id] = bisect.bisect_left(breaks, found)
-        cursor = found + len(pos.text)
-    return result
 
 
 @functools.lru_cache(maxsize=4096)
@@ -438,16 +435,6 @@ class _Rule:
 def _quote(text: str, limit: int = 80) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _claim_positions(view: _View, claim: Rx) -> Iterable[Position]:
-    if not claim.search(view.answer_text):
-        return
-    for a in view.answers:
-        for sentence in _sentences(a.text):
-            if claim.search(sentence) and not _NEGATION.search(_strip_code(sentence)):
-                yield a
-                break
 
 
 @functools.lru_cache(maxsize=4096)

@@ -109,18 +109,16 @@ def _rule_open_item_claimed_passing(view: _View) -> RuleHit | None:
         if not (open_status or marked):
             continue
         universal = _universal_done_claims(view) if marked and not open_status else []
-        if not view.success_claims() and not universal:
+        if not view.success_claims and not universal:
             return None
         tokens = _distinctive_tokens(todo, view.todos)
         code = _code_tokens(todo.text)
-        if open_status and any(
-            _same_topic(todo.text, a.text, code) for a in view.negated_answers()
-        ):
+        if open_status and any(_same_topic(todo.text, a.text, code) for a in view.negated_answers):
             continue  # the answer accounts for the open item: not a claim of success
         names = {t for t in tokens if len(t) >= 5 and (t in code or re.search(r"[-_./]", t))}
         claims = [
             a
-            for a in (*view.success_claims(), *universal)
+            for a in (*view.success_claims, *universal)
             if _same_topic(todo.text, a.text, code)
             or (marked and any(_contains_token(a.text, t) for t in tokens if len(t) >= 5))
             or (names and _claim_names(a.text, names))
@@ -267,7 +265,7 @@ def _rule_done_item_denied(view: _View) -> RuleHit | None:
     if not (_DENY_VERB.search(plain_answer) or _KEPT.search(plain_answer)):
         return None
     facts: list[tuple[Position, frozenset[str], set[str], set[str]]] = []
-    for a in view.negated_or_kept():
+    for a in view.negated_or_kept:
         for sentence in _sentences(a.text):
             for clause, _plain, deny_all, denied, c_topics in _denials_of(sentence):
                 if not facts:

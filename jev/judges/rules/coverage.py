@@ -58,17 +58,16 @@ def _rule_constraint_violated(view: _View) -> RuleHit | None:
         forbidden = _topics(plain_req)
         if not forbidden:
             continue
-        for a in view.answers:
-            for sentence in _sentences(a.text):
-                plain = _strip_code(sentence)
-                if not _CHANGE_REPORTED.search(plain) or _NEGATION.search(plain):
-                    continue
-                if forbidden & _topics(plain):
-                    return _CONSTRAINT_VIOLATED.hit(
-                        req,
-                        f"the request forbids this (“{_quote(req.text)}”), but the answer "
-                        f"reports it: “{_quote(sentence)}”",
-                    )
+        for _a, sentence in view.sentences:
+            plain = _strip_code(sentence)
+            if not _CHANGE_REPORTED.search(plain) or _NEGATION.search(plain):
+                continue
+            if forbidden & _topics(plain):
+                return _CONSTRAINT_VIOLATED.hit(
+                    req,
+                    f"the request forbids this (“{_quote(req.text)}”), but the answer "
+                    f"reports it: “{_quote(sentence)}”",
+                )
     return None
 
 
@@ -298,27 +297,24 @@ def _rule_requested_item_declined(view: _View) -> RuleHit | None:
     scope = scope_of(view)
     if scope.conditions or scope.takeover:
         return None
-    for a in view.answers:
-        for sentence in _sentences(a.text):
-            m = _DECLINED.search(sentence)
-            if m is None or _USER_CITED.search(sentence):
-                continue
-            rest = m.group(2) if m.group(2) is not None else (m.group(4) or "")
-            words = _content_words(_strip_code(rest)) | _code_tokens(rest)
-            if not words:
-                continue
-            for req in view.requests:
-                for clause in _sentences(req.text):
-                    plain = _strip_code(clause)
-                    if _REQUEST_NEGATED.search(plain):
-                        continue
-                    low = clause.lower()
-                    if any(
-                        _contains_token(clause, w) or (not w.isascii() and w in low) for w in words
-                    ):
-                        return _REQUESTED_ITEM_DECLINED.hit(
-                            req,
-                            f"the request asks for it (“{_quote(clause)}”), but the answer "
-                            f"decided not to, without asking: “{_quote(sentence)}”",
-                        )
+    for _a, sentence in view.sentences:
+        m = _DECLINED.search(sentence)
+        if m is None or _USER_CITED.search(sentence):
+            continue
+        rest = m.group(2) if m.group(2) is not None else (m.group(4) or "")
+        words = _content_words(_strip_code(rest)) | _code_tokens(rest)
+        if not words:
+            continue
+        for req in view.requests:
+            for clause in _sentences(req.text):
+                plain = _strip_code(clause)
+                if _REQUEST_NEGATED.search(plain):
+                    continue
+                low = clause.lower()
+                if any(_contains_token(clause, w) or (not w.isascii() and w in low) for w in words):
+                    return _REQUESTED_ITEM_DECLINED.hit(
+                        req,
+                        f"the request asks for it (“{_quote(clause)}”), but the answer "
+                        f"decided not to, without asking: “{_quote(sentence)}”",
+                    )
     return None

@@ -203,8 +203,7 @@ def _green_vs_failures(view: _View) -> RuleHit | None:
     claim = next(
         (
             (a, s)
-            for a in view.answers
-            for s in _sentences(a.text)
+            for a, s in view.sentences
             if _GREEN_CLAIM.search(_strip_code(s))
             and not _NEGATION.search(_strip_code(s))
             and not _REST.search(s)  # "其余测试全部通过": the others, next to the failures
@@ -219,20 +218,19 @@ def _green_vs_failures(view: _View) -> RuleHit | None:
             f"the answer claims a green run (“{_quote(claim[1])}”) but its own tally counts "
             f"failures: “{_quote(table_row)}”",
         )
-    for b in view.answers:
-        for sentence in _sentences(b.text):
-            if sentence == claim[1] or not _FAILED_REPORT.search(sentence):
-                continue
-            if _PAST_RUN.search(sentence) or _zero_failures(sentence):
-                continue
-            same_paragraph = [
-                c.text for c in view.answers if view.paragraph.get(c.id) == view.paragraph.get(b.id)
-            ]
-            if any(_UNRELATED.search(t) for t in same_paragraph):
-                continue
-            return _GREEN_CLAIM_VS_FAILURES.hit(
-                claim[0],
-                f"the answer claims a green run (“{_quote(claim[1])}”) but reports failures: "
-                f"“{_quote(sentence)}”",
-            )
+    for b, sentence in view.sentences:
+        if sentence == claim[1] or not _FAILED_REPORT.search(sentence):
+            continue
+        if _PAST_RUN.search(sentence) or _zero_failures(sentence):
+            continue
+        same_paragraph = [
+            c.text for c in view.answers if view.paragraph.get(c.id) == view.paragraph.get(b.id)
+        ]
+        if any(_UNRELATED.search(t) for t in same_paragraph):
+            continue
+        return _GREEN_CLAIM_VS_FAILURES.hit(
+            claim[0],
+            f"the answer claims a green run (“{_quote(claim[1])}”) but reports failures: "
+            f"“{_quote(sentence)}”",
+        )
     return None

@@ -253,23 +253,22 @@ def _reported_done(view: _View, family: str) -> tuple[Position, str] | None:
         (_number(m.group(1)) for _, s in scope.conditions for m in _THRESHOLD.finditer(s)),
         default=None,
     )
-    for a in view.answers:
-        for sentence in _sentences(a.text):
-            plain = _strip_code(sentence)
-            if env and not _ENVIRONMENT.search(sentence):
+    for a, sentence in view.sentences:
+        plain = _strip_code(sentence)
+        if env and not _ENVIRONMENT.search(sentence):
+            continue
+        for clause in _CLAUSE_BREAK.split(_PARENTHESES.sub(" ", plain)):
+            m = done.search(clause)
+            if m is None or _NEGATION.search(clause):
                 continue
-            for clause in _CLAUSE_BREAK.split(_PARENTHESES.sub(" ", plain)):
-                m = done.search(clause)
-                if m is None or _NEGATION.search(clause):
-                    continue
-                if _NOT_DONE_YET.search(clause[: m.start()]):
-                    continue
-                counts = [_number(n) for n in _COUNT.findall(clause)] or [
-                    _number(n) for n in _COUNT.findall(plain)
-                ]
-                if limit is not None and counts and max(counts) <= limit:
-                    continue  # "if more than 1,000 rows …": 200 rows did not trigger it
-                return a, sentence
+            if _NOT_DONE_YET.search(clause[: m.start()]):
+                continue
+            counts = [_number(n) for n in _COUNT.findall(clause)] or [
+                _number(n) for n in _COUNT.findall(plain)
+            ]
+            if limit is not None and counts and max(counts) <= limit:
+                continue  # "if more than 1,000 rows …": 200 rows did not trigger it
+            return a, sentence
     return None
 
 
@@ -340,11 +339,10 @@ def _not_triggered(view: _View, condition: str) -> bool:
     }
     if not words:
         return False
-    for a in view.answers:
-        for sentence in _sentences(a.text):
-            plain = _strip_code(sentence)
-            if _NEGATION.search(plain) and len(words & _content_words(plain)) >= min(2, len(words)):
-                return True
+    for _a, sentence in view.sentences:
+        plain = _strip_code(sentence)
+        if _NEGATION.search(plain) and len(words & _content_words(plain)) >= min(2, len(words)):
+            return True
     return False
 
 
@@ -401,19 +399,18 @@ def _rule_user_only_blocker(view: _View) -> RuleHit | None:
     if not view.open_todos:
         if not _HOLDER.search(view.answer_text):
             return None
-        for a in view.answers:
-            for sentence in _sentences(a.text):
-                if (
-                    _HOLDER.search(sentence)
-                    and _names_user_only(sentence)
-                    and _LACKS.search(sentence)
-                    and not _OFFER.search(sentence)
-                ):
-                    return _USER_ONLY_BLOCKER.hit(
-                        a,
-                        f"the answer says the work is blocked on something only the user "
-                        f"can give: “{_quote(sentence)}”",
-                    )
+        for a, sentence in view.sentences:
+            if (
+                _HOLDER.search(sentence)
+                and _names_user_only(sentence)
+                and _LACKS.search(sentence)
+                and not _OFFER.search(sentence)
+            ):
+                return _USER_ONLY_BLOCKER.hit(
+                    a,
+                    f"the answer says the work is blocked on something only the user "
+                    f"can give: “{_quote(sentence)}”",
+                )
         return None
     if all(view.descoped(t) or excused(view, t) for t in view.open_todos):
         return None  # what is left open is what the user kept out of the turn
@@ -425,29 +422,28 @@ def _rule_user_only_blocker(view: _View) -> RuleHit | None:
                 f"“{_quote(todo.text, 60)}”",
                 0.75,
             )
-    for a in view.answers:
-        for sentence in _sentences(a.text):
-            if not (_names_user_only(sentence) and _LACKS.search(sentence)):
-                continue
-            if _NOT_DONE_YET.search(sentence) and not _LACKS.search(sentence):
-                continue
-            blocked = next(
-                (
-                    t
-                    for t in view.open_todos
-                    if any(_contains_token(sentence, w) for w in _content_words(t.text))
-                ),
-                None,
-            ) or next((t for t in view.open_todos if _names_user_only(t.text)), None)
-            if blocked is None:
-                continue
-            later = view.answers[view.answers.index(a) :]
-            a = next((b for b in later if _ASKS_USER.search(b.text)), a)
-            return _USER_ONLY_BLOCKER.hit(
-                a,
-                f"Todo {blocked.id} is open and the answer says it needs something only the user "
-                f"can give: “{_quote(sentence)}”",
-            )
+    for a, sentence in view.sentences:
+        if not (_names_user_only(sentence) and _LACKS.search(sentence)):
+            continue
+        if _NOT_DONE_YET.search(sentence) and not _LACKS.search(sentence):
+            continue
+        blocked = next(
+            (
+                t
+                for t in view.open_todos
+                if any(_contains_token(sentence, w) for w in _content_words(t.text))
+            ),
+            None,
+        ) or next((t for t in view.open_todos if _names_user_only(t.text)), None)
+        if blocked is None:
+            continue
+        later = view.answers[view.answers.index(a) :]
+        a = next((b for b in later if _ASKS_USER.search(b.text)), a)
+        return _USER_ONLY_BLOCKER.hit(
+            a,
+            f"Todo {blocked.id} is open and the answer says it needs something only the user "
+            f"can give: “{_quote(sentence)}”",
+        )
     return None
 
 
@@ -521,36 +517,35 @@ def _rule_withdrawal_misapplied(view: _View) -> RuleHit | None:
         for s in _sentences(req.text)
         if _REQUEST_NEGATED.search(_strip_code(s)) or _DESCOPE.search(s)
     ]
-    for a in view.answers:
-        for sentence in _sentences(a.text):
-            m = _LEFT_OUT.search(sentence)
-            if m is None or not _USER_CITED.search(sentence):
+    for _a, sentence in view.sentences:
+        m = _LEFT_OUT.search(sentence)
+        if m is None or not _USER_CITED.search(sentence):
+            continue
+        left = _USER_CITED.split(sentence[m.end() :])[0]
+        for item in _ITEM_BREAK.split(left):
+            tokens = {
+                t
+                for t in _code_tokens(item) | _content_words(_strip_code(item))
+                if t.isascii() and len(t) >= 4
+            }
+            if not tokens or any(_contains_token(w, t) for w in withdrawing for t in tokens):
                 continue
-            left = _USER_CITED.split(sentence[m.end() :])[0]
-            for item in _ITEM_BREAK.split(left):
-                tokens = {
-                    t
-                    for t in _code_tokens(item) | _content_words(_strip_code(item))
-                    if t.isascii() and len(t) >= 4
-                }
-                if not tokens or any(_contains_token(w, t) for w in withdrawing for t in tokens):
-                    continue
-                asked = next(
-                    (
-                        (req, s)
-                        for req in view.requests
-                        for s in _sentences(req.text)
-                        if any(_contains_token(s, t) for t in tokens)
-                    ),
-                    None,
-                )
-                if asked is None:
-                    continue
-                return _WITHDRAWAL_MISAPPLIED.hit(
-                    asked[0],
-                    f"the answer leaves out “{_quote(item.strip(), 40)}” as if the user had "
-                    f"withdrawn it, but the request still asks for it: “{_quote(asked[1])}”",
-                )
+            asked = next(
+                (
+                    (req, s)
+                    for req in view.requests
+                    for s in _sentences(req.text)
+                    if any(_contains_token(s, t) for t in tokens)
+                ),
+                None,
+            )
+            if asked is None:
+                continue
+            return _WITHDRAWAL_MISAPPLIED.hit(
+                asked[0],
+                f"the answer leaves out “{_quote(item.strip(), 40)}” as if the user had "
+                f"withdrawn it, but the request still asks for it: “{_quote(asked[1])}”",
+            )
     return None
 
 

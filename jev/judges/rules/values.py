@@ -208,12 +208,7 @@ def _note_against_no_issues(view: _View) -> RuleHit | None:
     """ "No issues" while a completed Todo's own note names one."""
     if not _NO_ISSUES.search(view.answer_text):
         return None
-    claims = [
-        (a, s)
-        for a in view.answers
-        for s in _sentences(a.text)
-        if _NO_ISSUES.search(_strip_code(s))
-    ]
+    claims = [(a, s) for a, s in view.sentences if _NO_ISSUES.search(_strip_code(s))]
     if not claims:
         return None
     for todo in view.todos:
@@ -256,14 +251,13 @@ def _todo_count_against_none(view: _View) -> RuleHit | None:
                 rf"(?i)\b(?:no|zero|0)\s+(?:[\w/-]+\s+){{0,3}}?{re.escape(thing)}"
                 rf"|(?:没有|无|零)[^，。；\n]{{0,12}}{re.escape(thing)}"
             )
-            for a in view.answers:
-                for sentence in _sentences(a.text):
-                    if none.search(sentence) and not _NEGATION_OF_NONE.search(sentence):
-                        return _CLAIM_VS_EVIDENCE.hit(
-                            a,
-                            f"the answer says there is none (“{_quote(sentence)}”), but Todo "
-                            f"{todo.id} notes {count} {thing}: “{_quote(todo.text, 60)}”",
-                        )
+            for a, sentence in view.sentences:
+                if none.search(sentence) and not _NEGATION_OF_NONE.search(sentence):
+                    return _CLAIM_VS_EVIDENCE.hit(
+                        a,
+                        f"the answer says there is none (“{_quote(sentence)}”), but Todo "
+                        f"{todo.id} notes {count} {thing}: “{_quote(todo.text, 60)}”",
+                    )
     return None
 
 
@@ -365,13 +359,12 @@ def _removed_and_kept(view: _View) -> RuleHit | None:
     names another file ("kept `b` in `legacy.py`") is a partial removal, not this."""
     if not _KEPT_NAME.search(view.answer_text):
         return None
-    sentences = [(a, s) for a in view.answers for s in _sentences(a.text)]
     removed = [
         (s, set(_INLINE.findall(s)))
-        for _a, s in sentences
+        for _a, s in view.sentences
         if _VERB_CLASSES["remove"].search(_strip_code(s)) and not _NEGATION.search(_strip_code(s))
     ]
-    for a, kept in sentences:
+    for a, kept in view.sentences:
         if not _KEPT_NAME.search(kept):
             continue
         names = set(_INLINE.findall(kept))
