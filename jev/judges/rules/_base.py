@@ -465,3 +465,40 @@ def _object_tokens(todo: Position, todos: Sequence[Position]) -> set[str]:
 
 
 _PAST_RUN = _W.rx("past_run")
+
+
+_TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
+
+
+def _table_cells(line: str, strip: str | None = None) -> list[str]:
+    """The cells of a markdown table row (``| a | b |``), each stripped of ``strip``
+    (whitespace by default); ``[]`` for a line that is no table row."""
+    m = _TABLE_ROW.match(line)
+    return [c.strip(strip) for c in m.group(1).split("|")] if m else []
+
+
+#: The multiplier of a magnitude after a count ("120.5 万", "5k", "1.2 million"), by its
+#: lower-case form.
+_MAGNITUDE = {"千": 1e3, "万": 1e4, "亿": 1e8, "k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6}
+
+
+def _amount(digits: str, magnitude: str | None = None) -> float:
+    """The value of a count written with digits (thousands commas allowed: "1,204") and
+    an optional :data:`_MAGNITUDE` ("万", "k", "million")."""
+    return float(digits.replace(",", "")) * _MAGNITUDE.get((magnitude or "").lower(), 1.0)
+
+
+#: The canonical name of a unit ("sec", "秒" → "s"; "records", "条记录" → "rows"), by its
+#: lower-case name; a unit not listed is its own name.
+_UNIT_NAMES = {
+    alias: unit
+    for unit, aliases in (
+        ("errors", ("error", "个错误")),
+        ("warnings", ("warning", "个警告")),
+        ("ms", ("毫秒",)),
+        ("s", ("sec", "second", "seconds", "秒")),
+        ("min", ("minute", "minutes", "分钟")),
+        ("rows", ("row", "行", "record", "records", "条记录")),
+    )
+    for alias in aliases
+}

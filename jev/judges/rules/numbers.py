@@ -10,9 +10,11 @@ from jev.judges.rules._base import (
     _FRACTION,
     _NEGATION,
     _STOPWORDS,
+    _UNIT_NAMES,
     _VERB_CLASSES,
     LazyRx,
     RuleHit,
+    _amount,
     _code_tokens,
     _contains_token,
     _distinctive_tokens,
@@ -117,9 +119,6 @@ def _rule_partial_count(view: _View) -> RuleHit | None:
     return None
 
 
-_MAGNITUDE = {"万": 1e4, "亿": 1e8, "k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6}
-
-
 #: "约", "about", "~" just before a value: it is rounded.
 _APPROX = re.compile(r"(?:约|大约|近|~|≈|\babout|\baround|\broughly|\bapprox\.?)\s*\Z", re.I)
 _RATE = re.compile(r"\s*(?:/|per\b|每)", re.I)
@@ -133,14 +132,11 @@ def _unit_values(text: str) -> dict[str, set[tuple[float, bool]]]:
             continue  # "50k rows/batch": a rate, not an amount
         if _ORDINAL.search(text, max(0, m.start() - 12), m.start()):
             continue  # "第 2 分钟", "the 3rd minute", "at minute 2": a point, not an amount
-        unit = _normal_unit(m.group(3).lower())
-        try:
-            number = float(m.group(1).replace(",", ""))
-        except ValueError:
-            continue
-        number *= _MAGNITUDE.get((m.group("mag") or "").lower(), 1)
+        unit = m.group(3).lower()
         approx = m.group("mag") or _APPROX.search(text, max(0, m.start() - 9), m.start())
-        values.setdefault(unit, set()).add((number, bool(approx)))
+        values.setdefault(_UNIT_NAMES.get(unit, unit), set()).add(
+            (_amount(m.group(1), m.group("mag")), bool(approx))
+        )
     return values
 
 
@@ -150,32 +146,7 @@ _ORDINAL = re.compile(r"第\s*$|(?i:\b(?:at|from|since|until) the\s+$)")
 
 def _agree(x: tuple[float, bool], y: tuple[float, bool]) -> bool:
     """Two values of one unit agree: equal, or within 5 % when either is approximate."""
-    if x[0] == y[0]:
-        return True
-    return (x[1] or y[1]) and abs(x[0] - y[0]) <= 0.05 * max(abs(x[0]), abs(y[0]))
-
-
-def _normal_unit(unit: str) -> str:
-    table = {
-        "error": "errors",
-        "个错误": "errors",
-        "warning": "warnings",
-        "个警告": "warnings",
-        "sec": "s",
-        "second": "s",
-        "seconds": "s",
-        "秒": "s",
-        "min": "min",
-        "minute": "min",
-        "minutes": "min",
-        "分钟": "min",
-        "row": "rows",
-        "行": "rows",
-        "record": "rows",
-        "records": "rows",
-        "条记录": "rows",
-    }
-    return table.get(unit, unit)
+    return x[0] == y[0] or ((x[1] or y[1]) and abs(x[0] - y[0]) <= 0.05 * max(abs(x[0]), abs(y[0])))
 
 
 def _rule_number_mismatch(view: _View) -> RuleHit | None:

@@ -18,6 +18,7 @@ from jev.judges.rules._base import (
     _quote,
     _Rule,
     _strip_code,
+    _table_cells,
     _View,
     _Words,
 )
@@ -114,7 +115,6 @@ def _zero_failures(sentence: str) -> bool:
     )
 
 
-_TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
 _FAILED_HEADER = re.compile(r"(?i)^(?:failed|failures?|failing|errors?|broken|失败|错误)$")
 
 
@@ -123,11 +123,10 @@ def _failed_in_table(text: str) -> str | None:
     column holds a count above zero, or None."""
     header: list[str] | None = None
     for line in text.splitlines():
-        m = _TABLE_ROW.match(line)
-        if m is None:
+        cells = _table_cells(line, " *`")
+        if not cells:
             header = None
             continue
-        cells = [c.strip(" *`") for c in m.group(1).split("|")]
         if header is None:
             header = cells
         elif not all(set(c) <= set("-: ") for c in cells):

@@ -37,6 +37,7 @@ from jev.judges.rules._base import (
     _USER_CITED,
     RuleHit,
     Rx,
+    _amount,
     _code_tokens,
     _contains_token,
     _content_words,
@@ -250,7 +251,7 @@ def _reported_done(view: _View, family: str) -> tuple[Position, str] | None:
     scope = scope_of(view)
     env = any(_ENVIRONMENT.search(s) for _, s in scope.conditions if _words.search(s))
     limit = min(
-        (_number(m.group(1)) for _, s in scope.conditions for m in _THRESHOLD.finditer(s)),
+        (_amount(*m.groups()) for _, s in scope.conditions for m in _THRESHOLD.finditer(s)),
         default=None,
     )
     for a, sentence in view.sentences:
@@ -263,8 +264,8 @@ def _reported_done(view: _View, family: str) -> tuple[Position, str] | None:
                 continue
             if _NOT_DONE_YET.search(clause[: m.start()]):
                 continue
-            counts = [_number(n) for n in _COUNT.findall(clause)] or [
-                _number(n) for n in _COUNT.findall(plain)
+            counts = [_amount(n) for n in _COUNT.findall(clause)] or [
+                _amount(n) for n in _COUNT.findall(plain)
             ]
             if limit is not None and counts and max(counts) <= limit:
                 continue  # "if more than 1,000 rows …": 200 rows did not trigger it
@@ -275,17 +276,10 @@ def _reported_done(view: _View, family: str) -> tuple[Position, str] | None:
 #: The threshold of a condition ("if it would delete more than 1,000 rows", "超过 500 条").
 _THRESHOLD = re.compile(
     r"(?:more than|over|above|exceeds?|at least|greater than|>=?|≥|超过|多于|大于|不少于)\s*"
-    r"(\d[\d,]*(?:\.\d+)?\s*(?:万|千|k\b|K\b)?)",
+    r"(\d[\d,]*(?:\.\d+)?)\s*(万|千|k\b|K\b)?",
     re.I,
 )
 _COUNT = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(?![\w.])")
-
-
-def _number(text: str) -> int:
-    """ "1,000" -> 1000, "10 万" -> 100000, "5k" -> 5000."""
-    text = text.replace(",", "").strip()
-    scale = {"万": 10000, "千": 1000, "k": 1000, "K": 1000}.get(text[-1:], 1)
-    return int(float(text.rstrip("万千kK ").strip()) * scale)
 
 
 #: A parenthetical aside ("(11 rows had no object)") says nothing of the main verb.

@@ -27,6 +27,7 @@ from jev.domain import Position
 from jev.judges.rules._base import (
     _NEGATION,
     _STOPWORDS,
+    _UNIT_NAMES,
     _USER_CITED,
     RuleHit,
     _quote,
@@ -59,6 +60,8 @@ _MET_CLAIM = _W.rx("met_claim")
 _ARROW = re.compile(
     r"→|->|⇒|=>|(?<=[\d%a-zA-Z])\s+to\s+(?=[~≈]?\d)|降到|降至|减到|减少到|压到|提升到|提高到|升到|变成|变为"
 )
+#: The scale of a size to MB and of a duration (by its :data:`_UNIT_NAMES` name) to ms;
+#: any other unit ("ms", "%") is 1.
 _SCALE = {
     "kb": 1 / 1024,
     "kib": 1 / 1024,
@@ -68,18 +71,8 @@ _SCALE = {
     "gib": 1024.0,
     "tb": 1024.0 * 1024,
     "tib": 1024.0 * 1024,
-    "ms": 1.0,
-    "毫秒": 1.0,
     "s": 1000.0,
-    "sec": 1000.0,
-    "second": 1000.0,
-    "seconds": 1000.0,
-    "秒": 1000.0,
     "min": 60000.0,
-    "minute": 60000.0,
-    "minutes": 60000.0,
-    "分钟": 60000.0,
-    "%": 1.0,
 }
 
 
@@ -91,8 +84,8 @@ def _kind(unit: str) -> str:
 
 
 def _normal(number: str, unit: str) -> float:
-    value = float(number.replace(",", "."))
-    return value * _SCALE.get(unit.lower(), 1.0)
+    unit = unit.lower()
+    return float(number.replace(",", ".")) * _SCALE.get(_UNIT_NAMES.get(unit, unit), 1.0)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,14 +22,17 @@ import re
 from jev.domain import Position
 from jev.judges.rules._base import (
     _ALL_DONE,
+    _MAGNITUDE,
     _NEGATION,
     _PAST_RUN,
     _VERB_CLASSES,
     RuleHit,
+    _amount,
     _contains_token,
     _quote,
     _Rule,
     _strip_code,
+    _table_cells,
     _View,
     _Words,
 )
@@ -84,20 +87,14 @@ _ALSO = _W.rx("also")
 _IN_CODE = frozenset({"warnings", "errors", "broken"})
 _INLINE = re.compile(r"`([^`\n]+)`")
 _FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
-_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
 _THING = re.compile(r"`([^`\n]{2,40})`|\b([A-Z]{2,6}s?)\b|\b(\w+[._/]\w[\w./]*|[a-z]+[A-Z]\w+)\b")
-
-
-def _cells(line: str) -> list[str]:
-    m = _ROW.match(line)
-    return [c.strip(" *`_") for c in m.group(1).split("|")] if m else []
 
 
 def _table_against_all(view: _View) -> RuleHit | None:
     """A claim of the whole over a table of the answer whose status column says no."""
     if "|" not in view.answer_text:
         return None
-    rows = [(a, cells) for a in view.answers if len(cells := _cells(a.text)) >= 2]
+    rows = [(a, cells) for a in view.answers if len(cells := _table_cells(a.text, " *`_")) >= 2]
     if not rows:
         return None
     header = rows[0][1]
@@ -124,7 +121,7 @@ def _table_against_all(view: _View) -> RuleHit | None:
     if not mixed:
         return None
     for a in view.answers:
-        if _cells(a.text):
+        if _table_cells(a.text):
             continue
         for sentence in _sentences(a.text):
             plain = _strip_code(sentence)
@@ -384,7 +381,6 @@ def _removed_and_kept(view: _View) -> RuleHit | None:
 _COUNT = re.compile(
     r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(万|亿|[kKM](?![\w]))?(?![\w.%/:-])"
 )
-_SCALE = {"万": 1e4, "亿": 1e8, "k": 1e3, "K": 1e3, "M": 1e6}
 
 
 def _counts(cell: str) -> list[tuple[float, float]]:
@@ -392,9 +388,10 @@ def _counts(cell: str) -> list[tuple[float, float]]:
     500; "230,046" is exact."""
     found = []
     for m in _COUNT.finditer(cell):
-        digits, scale = m.group(1).replace(",", ""), _SCALE.get(m.group(2) or "", 1.0)
-        decimals = len(digits.split(".")[1]) if "." in digits else 0
-        found.append((float(digits) * scale, 0.5 * scale * 10**-decimals if scale > 1 else 0.0))
+        digits, magnitude = m.groups()
+        scale = _MAGNITUDE.get((magnitude or "").lower(), 1.0)
+        rounding = 0.5 * scale * 10 ** -len(digits.partition(".")[2]) if scale > 1 else 0.0
+        found.append((_amount(digits, magnitude), rounding))
     return found
 
 
@@ -404,9 +401,8 @@ def _pair_rows(text: str) -> list[tuple[str, tuple[float, float], tuple[float, f
     counts (``1204332 | 1198870``)."""
     rows = []
     for line in text.splitlines():
-        row = _ROW.match(line)
-        cells = [c.strip() for c in row.group(1).split("|")] if row else []
-        if row and cells and not _COUNT.search(cells[0]):
+        cells = _table_cells(line)
+        if cells and not _COUNT.search(cells[0]):
             values = [v for c in cells[1:] for v in _counts(c)]
         elif re.fullmatch(r"[\s|:=,]*\d[\d,]*[\s|:=]+\d[\d,]*[\s|]*", line):
             values = _counts(line)
