@@ -201,25 +201,6 @@ def _noted_problem(text: str) -> str | None:
     return None
 
 
-def _note_against_no_issues(view: _View) -> RuleHit | None:
-    """ "No issues" while a completed Todo's own note names one."""
-    if not _NO_ISSUES.search(view.answer_text):
-        return None
-    claims = [(a, s) for a, s in view.sentences if _NO_ISSUES.search(_strip_code(s))]
-    if not claims:
-        return None
-    for todo in view.todos:
-        if todo.status != "completed":
-            continue
-        problem = _noted_problem(todo.text)
-        if problem and _PROBLEM.search(problem):
-            a, sentence = claims[0]
-            return _CLAIM_VS_EVIDENCE.hit(
-                a, f"the answer says “{_quote(sentence)}”, but Todo {todo.id} notes “{problem}”"
-            )
-    return None
-
-
 _FINDING_LEFT = _W.rx("finding_left")
 _FINDING_FIXED = _W.rx("finding_fixed")
 #: A counted finding: "1 HIGH", "2 个 HIGH", "3 warnings".
@@ -228,13 +209,22 @@ _COUNTED = re.compile(
 )
 
 
-def _todo_count_against_none(view: _View) -> RuleHit | None:
-    """A completed Todo notes a counted finding that is still there ("rescan: 1 HIGH
-    left", "扫描（发现 2 个 HIGH）"), and the answer says there is none of that thing
-    ("no HIGH or CRITICAL findings", "没有 HIGH 级别的漏洞") without ever giving the count."""
-    for todo in view.todos:
-        if todo.status != "completed":
-            continue
+def _note_against_none(view: _View) -> RuleHit | None:
+    """A completed Todo's note names what is still wrong and the answer says there is
+    none of it: a problem of the note (:func:`_noted_problem`) against "no issues"; or a
+    counted finding still there ("rescan: 1 HIGH left", "扫描（发现 2 个 HIGH）") against
+    "no HIGH or CRITICAL findings" / "没有 HIGH 级别的漏洞", the count never given."""
+    done = [t for t in view.todos if t.status == "completed"]
+    if _NO_ISSUES.search(view.answer_text):
+        claims = [(a, s) for a, s in view.sentences if _NO_ISSUES.search(_strip_code(s))]
+        for todo in done if claims else ():
+            problem = _noted_problem(todo.text)
+            if problem and _PROBLEM.search(problem):
+                a, sentence = claims[0]
+                return _CLAIM_VS_EVIDENCE.hit(
+                    a, f"the answer says “{_quote(sentence)}”, but Todo {todo.id} notes “{problem}”"
+                )
+    for todo in done:
         text = _strip_code(todo.text)
         if not _FINDING_LEFT.search(text) or _FINDING_FIXED.search(text):
             continue
@@ -443,8 +433,7 @@ def _rule_claim_vs_evidence(view: _View) -> RuleHit | None:
         or _setting_against_claim(view)
         or _count_against_all(view)
         or _output_against_none(view)
-        or _note_against_no_issues(view)
-        or _todo_count_against_none(view)
+        or _note_against_none(view)
         or _removed_and_kept(view)
         or _pairs_against_match(view)
     )
