@@ -101,30 +101,29 @@ def _closing_answers(view: _View) -> list[Position]:
     ]
 
 
-def _ask_kind(view: _View, pos: Position) -> str | None:
-    """Classify an answer position as an ask of the user: choice/permission/explicit/info."""
-    text = pos.text
+def _ask_kind(text: str) -> str | None:
+    """Classify an answer position's text as an ask of the user: choice, permission,
+    explicit or info (``None``: no ask)."""
     if _EXPLICIT_ASK.search(text):
         return "explicit"
     if not _QUESTION_MARK.search(text) or _HEDGED_SUGGESTION.search(text):
         return None
-    question = text
-    if _CHOICE.search(question):
+    if _CHOICE.search(text):
         return "choice"
-    if _PERMISSION.search(question):
+    if _PERMISSION.search(text):
         return "permission"
-    if _WH_QUESTION.search(question):
+    if _WH_QUESTION.search(text):
         return "info"
     return None
 
 
 def _blocked(view: _View) -> bool:
     """Is the turn visibly waiting on the user (open Todo, "haven't changed anything")?"""
-    if any(_TODO_WAITS_USER.search(t.text) for t in view.open_todos):
-        return True
-    if view.open_todos:
-        return True
-    return bool(_BLOCKED.search(view.answer_text)) or bool(_EXPLICIT_ASK.search(view.answer_text))
+    return bool(
+        view.open_todos
+        or _BLOCKED.search(view.answer_text)
+        or _EXPLICIT_ASK.search(view.answer_text)
+    )
 
 
 def _authorizing_request(view: _View, question: str) -> Position | None:
@@ -170,7 +169,7 @@ def _rule_asks_user(view: _View) -> RuleHit | None:
     """``asks-user`` (needs-user) and ``already-authorized`` (omission)."""
     review_stop = stops_as_asked(view)  # the stop the user asked for is no decision
     for pos in _closing_answers(view):
-        kind = _ask_kind(view, pos)
+        kind = _ask_kind(pos.text)
         if kind is None or asks_outside_scope(view, pos):
             continue
         if review_stop and not _CHOICE.search(pos.text):
@@ -230,4 +229,4 @@ def _rule_asks_user(view: _View) -> RuleHit | None:
 
 
 def _ask_user_anywhere(view: _View) -> bool:
-    return any(_ask_kind(view, a) for a in view.answers)
+    return any(_ask_kind(a.text) for a in view.answers)

@@ -33,6 +33,7 @@ from jev.judges.rules._base import (
     _View,
     _Words,
 )
+from jev.judges.rules.scope import excused
 from jev.positions import sentences as _sentences
 
 _W = _Words("claims")
@@ -157,8 +158,6 @@ def _rule_pending_claimed_done(view: _View) -> RuleHit | None:
     own action reported in the past tense with its own object ("Apply migration on
     staging" pending, "Applied on staging successfully"; "Deploy … to staging" in
     progress, "It's live on staging")."""
-    from jev.judges.rules.scope import excused
-
     for todo in view.open_todos:
         if excused(view, todo):
             continue

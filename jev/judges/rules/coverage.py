@@ -28,6 +28,7 @@ from jev.judges.rules._base import (
     _View,
     _Words,
 )
+from jev.judges.rules.scope import scope_of
 from jev.judges.rules.thin import is_thin
 from jev.positions import sentences as _sentences
 
@@ -262,8 +263,6 @@ def _rule_requested_run_missing(view: _View) -> RuleHit | None:
     list nor the answer reports any run result (compiling is not running)."""
     if is_thin(view):
         return None  # a bare report mentions nothing; absence is no evidence
-    from jev.judges.rules.scope import scope_of
-
     if scope_of(view).takeover:
         return None  # the user runs them
     report = _strip_code(view.answer_text) + "\n" + view.todo_text
@@ -292,8 +291,6 @@ def _rule_requested_item_declined(view: _View) -> RuleHit | None:
     """``requested-item-declined``: the answer says it did not do what the request asked
     for ("I didn't add the index, because …") without the user having said so and
     without asking the user."""
-    from jev.judges.rules.scope import scope_of
-
     scope = scope_of(view)
     if scope.conditions or scope.takeover:
         return None

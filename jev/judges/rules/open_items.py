@@ -115,12 +115,8 @@ _LEFT_OUT = _W.rx("left_out")
 def _names_asked(view: _View, pos: Position) -> bool:
     """Whether answer position ``pos`` names a thing (a code span or a word of four or
     more letters) that a request message asks for without telling the agent to keep it."""
-    words = {
-        w.lower()
-        for w in re.findall(r"`([^`\n]+)`|([A-Za-z][\w/.-]{3,}|[\u4e00-\u9fff]{2})", pos.text)
-        for w in w
-        if w
-    }
+    found = re.findall(r"`([^`\n]+)`|([A-Za-z][\w/.-]{3,}|[\u4e00-\u9fff]{2})", pos.text)
+    words = {w.lower() for span_or_word in found for w in span_or_word if w}
     for req in view.requests:
         for sentence in _sentences(req.text):
             if _KEEP.search(sentence):
@@ -135,29 +131,30 @@ _KEEP = re.compile(r"(?i)\b(?:keep|leave|don['’]t|do not|untouched)\b|保留|�
 
 
 def _rule_admits_unfinished(view: _View) -> RuleHit | None:
-    """``answer-admits-unfinished``: the answer says a part is not finished."""
+    """``answer-admits-unfinished``: in a turn the user did not limit, the answer says it
+    left out something the request asks for (:func:`_names_asked`), or says a part of the
+    work is not finished, without citing the user or offering it as an option."""
     scope = scope_of(view)
-    if not (scope.limits or scope.review_stop or scope.takeover or scope.conditions):
-        for a in view.answers:
-            if (
-                _LEFT_OUT.search(a.text)
-                and not _USER_CITED.search(_strip_code(a.text))
-                and _names_asked(view, a)
-            ):
-                return _ANSWER_ADMITS_UNFINISHED.hit(
-                    a,
-                    f"the answer says it left out something the request asks for: "
-                    f"“{_quote(a.text)}”",
-                )
-    if not _ADMITS_UNFINISHED.search(view.answer_plain):
-        return None
     if scope.limits or scope.review_stop or scope.takeover or scope.conditions:
         return None  # the user limited the turn: what is left may be what they kept back
     for a in view.answers:
+        if (
+            _LEFT_OUT.search(a.text)
+            and not _USER_CITED.search(_strip_code(a.text))
+            and _names_asked(view, a)
+        ):
+            return _ANSWER_ADMITS_UNFINISHED.hit(
+                a, f"the answer says it left out something the request asks for: “{_quote(a.text)}”"
+            )
+    if not _ADMITS_UNFINISHED.search(view.answer_plain):
+        return None
+    for a in view.answers:
         plain = _strip_code(a.text)
-        if _ADMITS_UNFINISHED.search(plain) and not _USER_CITED.search(plain):
-            if _OFFER.search(plain):
-                continue
+        if (
+            _ADMITS_UNFINISHED.search(plain)
+            and not _USER_CITED.search(plain)
+            and not _OFFER.search(plain)
+        ):
             return _ANSWER_ADMITS_UNFINISHED.hit(
                 a, f"the answer says part of the work is not finished: “{_quote(a.text)}”"
             )

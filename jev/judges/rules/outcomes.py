@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from jev.domain import Position
 from jev.judges.rules._base import (
     _CODE_SPAN,
     _GREEN_CLAIM,
@@ -60,11 +61,7 @@ def _rule_failures_remain(view: _View) -> RuleHit | None:
                 continue
             if _resolved_after(view, i, sentence):
                 continue  # "the first run flagged 23 errors … I fixed all of them"
-            if not universal and any(
-                _UNRELATED.search(b.text)
-                for b in view.answers
-                if view.paragraph.get(b.id) == view.paragraph.get(a.id)
-            ):
+            if not universal and _unrelated_nearby(view, a):
                 continue  # a known, unrelated failure outside the scope asked for
             return _FAILURES_REMAIN.hit(
                 a,
@@ -79,6 +76,14 @@ _UNIVERSAL_PASS = _W.rx("universal_pass")
 
 #: The answer explains a failure as outside the change (pre-existing, unrelated, flaky).
 _UNRELATED = _W.rx("unrelated")
+
+
+def _unrelated_nearby(view: _View, pos: Position) -> bool:
+    """Whether the paragraph of answer position ``pos`` explains a failure as outside
+    the change (:data:`_UNRELATED`: pre-existing, unrelated, flaky)."""
+    para = view.paragraph[pos.id]
+    return any(_UNRELATED.search(b.text) for b in view.answers if view.paragraph[b.id] == para)
+
 
 #: "N of M passed" (done first) and "M 个中 N 个通过" (total first).
 _PASS_OF_EN = _W.rx("pass_of_en")
@@ -222,10 +227,7 @@ def _green_vs_failures(view: _View) -> RuleHit | None:
             continue
         if _PAST_RUN.search(sentence) or _zero_failures(sentence):
             continue
-        same_paragraph = [
-            c.text for c in view.answers if view.paragraph.get(c.id) == view.paragraph.get(b.id)
-        ]
-        if any(_UNRELATED.search(t) for t in same_paragraph):
+        if _unrelated_nearby(view, b):
             continue
         return _GREEN_CLAIM_VS_FAILURES.hit(
             claim[0],

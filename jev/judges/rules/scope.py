@@ -25,7 +25,7 @@ hand-over of work the user took over. Three rules fire here:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from jev.domain import Position
 from jev.judges.rules._base import (
@@ -167,7 +167,6 @@ def scope_of(view: _View) -> Scope:
                 review_stop = True
             if _TAKEOVER.search(plain):
                 takeover.append(sentence)
-        for sentence in _sentences(req.text):
             if _CONDITION.search(sentence):
                 conditions.append((req, sentence))
                 reserved |= {
@@ -185,7 +184,7 @@ def scope_of(view: _View) -> Scope:
         and bool(_HANDOVER.search(view.answer_text) or _USER_CITED.search(view.answer_text)),
     )
     excused = frozenset(t.id for t in view.open_todos if _covered(view, facts, t))
-    facts = Scope(**{**{f: getattr(facts, f) for f in facts.__slots__}, "excused": excused})
+    facts = replace(facts, excused=excused)
     view.cache["scope"] = facts
     return facts
 
@@ -210,14 +209,13 @@ def _covered(view: _View, scope: Scope, todo: Position) -> bool:
             return True
     if scope.review_stop and any(_STOPS_FOR_REVIEW.search(a.text) for a in view.answers):
         return True
-    if scope.takeover:
-        for clause in scope.takeover:
-            if (
-                _topics(clause) & _topics(text)
-                or (_TEST_WORK.search(clause) and _TEST_WORK.search(text))
-                or _content_words(_strip_code(clause)) & _content_words(text)
-            ):
-                return True
+    for clause in scope.takeover:
+        if (
+            _topics(clause) & _topics(text)
+            or (_TEST_WORK.search(clause) and _TEST_WORK.search(text))
+            or _content_words(_strip_code(clause)) & _content_words(text)
+        ):
+            return True
     for name in scope.reserved:
         words, _done = _RESERVED[name]
         if words.search(text) and _honoured(view):
@@ -344,9 +342,8 @@ def _asks_about(view: _View, family: str) -> bool:
     """A question in the answer about the reserved action ("should I delete them too?")."""
     words, _done = _RESERVED[family]
     return any(
-        "?" in a.text or "？" in a.text
+        re.search(r"[?？]\s*$", a.text.strip()) and words.search(_strip_code(a.text))
         for a in view.answers
-        if words.search(_strip_code(a.text)) and re.search(r"[?？]\s*$", a.text.strip())
     )
 
 
@@ -356,7 +353,7 @@ def _rule_condition_triggered(view: _View) -> RuleHit | None:
     scope = scope_of(view)
     if not scope.reserved or not _honoured(view):
         return None
-    if scope.review_stop and any(_STOPS_FOR_REVIEW.search(a.text) for a in view.answers):
+    if stops_as_asked(view):
         return None  # the stop the user asked for, not a condition that came true
     for family in sorted(scope.reserved):
         words, _done = _RESERVED[family]
@@ -418,8 +415,6 @@ def _rule_user_only_blocker(view: _View) -> RuleHit | None:
             )
     for a, sentence in view.sentences:
         if not (_names_user_only(sentence) and _LACKS.search(sentence)):
-            continue
-        if _NOT_DONE_YET.search(sentence) and not _LACKS.search(sentence):
             continue
         blocked = next(
             (

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from jev.domain import Position
 from jev.judges.rules._base import (
+    _CODE_SPAN,
     _NEGATION,
     _STOPWORDS,
     _UNIT_NAMES,
@@ -102,9 +103,6 @@ class _Bound:
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_-]*[A-Za-z0-9]|[\u4e00-\u9fff]{2,}")
 
 
-_CODE_MARK = re.compile(r"`([^`\n]+)`")
-
-
 def _subject(before: str, after: str) -> frozenset[str]:
     words = _TOKEN.findall(before)[-6:] + _TOKEN.findall(after)[:3]
     found = set()
@@ -131,7 +129,7 @@ def _bounds(view: _View) -> list[_Bound]:
     found: list[_Bound] = []
     for req in view.requests:
         for sentence in _sentences(req.text):
-            plain = _CODE_MARK.sub(r"\1", sentence)  # "the `billing` package" names it too
+            plain = _CODE_SPAN.sub(r"\1", sentence)  # "the `billing` package" names it too
             for m in _VALUE.finditer(plain):
                 before = plain[max(0, m.start() - 30) : m.start()]
                 after = plain[m.end() : m.end() + 30]
@@ -257,10 +255,7 @@ def _rule_target_missed(view: _View) -> RuleHit | None:
 
 
 def _target_rule(view: _View, *, claimed: bool) -> RuleHit | None:
-    bounds = _bounds(view)
-    if not bounds:
-        return None
-    for bound in bounds:
+    for bound in _bounds(view):
         missed = next(
             (
                 (pos, value)

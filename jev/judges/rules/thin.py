@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from jev.domain import Position
 from jev.judges.rules._base import RuleHit, _quote, _Rule, _View, _Words
 from jev.judges.rules.scope import handed_over
 from jev.positions import sentences as _sentences
@@ -70,13 +69,11 @@ def _rule_thin_report(view: _View) -> RuleHit | None:
     answer = view.answer_text.strip()
     if answer and handed_over(view):
         return None  # the user took the work over; the answer hands it to them
-    if not answer and not view.open_todos and not _TODO_RESULT.search(view.todo_text):
-        pass  # an empty answer: a list of completed Todo items proves nothing
-    elif _bare_file_list(answer) and not _TODO_RESULT.search(view.todo_text):
-        pass
-    else:
-        if _TODO_RESULT.search(view.todo_text):
-            return None  # a Todo item carries a result; a Todo's plan alone proves nothing
+    if _TODO_RESULT.search(view.todo_text):
+        return None  # a Todo item carries a result; a Todo's plan alone proves nothing
+    # An empty answer (a list of completed Todo items proves nothing) and a bare list of
+    # touched files are thin as they are; any other answer is thin only when short.
+    if (answer or view.open_todos) and not _bare_file_list(answer):
         wide = sum(1 for c in answer if "\u2e80" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef")
         limit = 80 if wide * 5 > len(answer) else 240  # CJK text says more per character
         bare = _DEFERRAL.sub(" ", answer)
@@ -88,11 +85,7 @@ def _rule_thin_report(view: _View) -> RuleHit | None:
             return None
         if len(_sentences(answer)) > (3 if len(answer) <= limit else 5):
             return None
-    focus: Position | None = None
-    for a in view.answers:
-        if _DEFERRAL.search(a.text):
-            focus = a
-            break
+    focus = next((a for a in view.answers if _DEFERRAL.search(a.text)), None)
     target = focus or view.numbering.get("all")
     if target is None:  # pragma: no cover - every Numbering has "all"
         return None

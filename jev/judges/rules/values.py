@@ -22,6 +22,7 @@ import re
 from jev.domain import Position
 from jev.judges.rules._base import (
     _ALL_DONE,
+    _CODE_SPAN,
     _MAGNITUDE,
     _NEGATION,
     _PAST_RUN,
@@ -85,7 +86,6 @@ _ALSO = _W.rx("also")
 
 #: Kinds whose evidence is a count in the answer's code (elsewhere it may be old).
 _IN_CODE = frozenset({"warnings", "errors", "broken"})
-_INLINE = re.compile(r"`([^`\n]+)`")
 _FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _THING = re.compile(r"`([^`\n]{2,40})`|\b([A-Z]{2,6}s?)\b|\b(\w+[._/]\w[\w./]*|[a-z]+[A-Z]\w+)\b")
 
@@ -165,7 +165,7 @@ def _output_against_none(view: _View) -> RuleHit | None:
     low = whole.lower()
     if not any(claim.search_low(whole, low) for claim in _NONE_LEFT.values()):
         return None
-    code = "\n".join(_FENCE.findall(view.answer_text) + _INLINE.findall(view.answer_text))
+    code = "\n".join(_FENCE.findall(view.answer_text) + _CODE_SPAN.findall(view.answer_text))
     for where, sentence in _none_claims(view):
         plain = _strip_code(sentence)
         for kind, claim in _NONE_LEFT.items():
@@ -308,7 +308,7 @@ def _setting_against_claim(view: _View) -> RuleHit | None:
     max_workers to 8", "replicaCount 改为 3") while the answer's own code shows it only
     at another value (``max_workers = 6``; in "8 → 32" the value after the arrow)."""
     shown: dict[str, set[float]] = {}
-    for code in _FENCE.findall(view.answer_text) + _INLINE.findall(view.answer_text):
+    for code in _FENCE.findall(view.answer_text) + _CODE_SPAN.findall(view.answer_text):
         for m in _SHOWN.finditer(code):
             after = _THEN.match(code, m.end())
             value = float(after.group(1) if after else m.group(2))
@@ -347,14 +347,14 @@ def _removed_and_kept(view: _View) -> RuleHit | None:
     if not _KEPT_NAME.search(view.answer_text):
         return None
     removed = [
-        (s, set(_INLINE.findall(s)))
+        (s, set(_CODE_SPAN.findall(s)))
         for _a, s in view.sentences
         if _VERB_CLASSES["remove"].search(_strip_code(s)) and not _NEGATION.search(_strip_code(s))
     ]
     for a, kept in view.sentences:
         if not _KEPT_NAME.search(kept):
             continue
-        names = set(_INLINE.findall(kept))
+        names = set(_CODE_SPAN.findall(kept))
         for sentence, gone in removed:
             both = {n for n in names & gone if not _FILE.fullmatch(n)}
             elsewhere = {n for n in names if _FILE.fullmatch(n)} - gone
