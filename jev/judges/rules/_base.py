@@ -271,6 +271,11 @@ class _View:
         return tuple((a, s) for a in self.answers for s in _sentences(a.text))
 
     @functools.cached_property
+    def request_sentences(self) -> tuple[tuple[Position, str], ...]:
+        """(request position, sentence) for every sentence of the request, in order."""
+        return tuple((r, s) for r in self.requests for s in _sentences(r.text))
+
+    @functools.cached_property
     def negated_answers(self) -> tuple[Position, ...]:
         """Answer positions whose text outside code spans holds a negation (computed once)."""
         return tuple(a for a in self.answers if _NEGATION.search(_strip_code(a.text)))

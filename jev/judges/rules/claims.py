@@ -161,27 +161,24 @@ def _rule_pending_claimed_done(view: _View) -> RuleHit | None:
     for todo in view.open_todos:
         if excused(view, todo):
             continue
-        found = _action_reported(view, todo)
+        found = _action_reported(view, todo) or _code_reported_done(view, todo)
         if found is not None:
             return _PENDING_ITEM_CLAIMED_DONE.hit(
                 found,
                 f"Todo {todo.id} is still {todo.status}, but the answer reports it done: "
                 f"“{_quote(found.text)}”",
             )
-        tokens = {t for t in _distinctive_tokens(todo, view.todos) if t in _code_tokens(todo.text)}
-        if not tokens:
-            continue
-        mentions = [a for a in view.answers if any(_contains_token(a.text, t) for t in tokens)]
-        if any(_NEGATION.search(_strip_code(a.text)) for a in mentions):
-            continue
-        for a in mentions:
-            if _DONE_CLAIM.search(_strip_code(a.text)):
-                return _PENDING_ITEM_CLAIMED_DONE.hit(
-                    a,
-                    f"Todo {todo.id} is still {todo.status}, but the answer reports it done: "
-                    f"“{_quote(a.text)}”",
-                )
     return None
+
+
+def _code_reported_done(view: _View, todo: Position) -> Position | None:
+    """An answer position that names this open Todo's own code tokens with a done-verb
+    (:data:`_DONE_CLAIM`), when no answer position naming them holds a negation."""
+    tokens = {t for t in _distinctive_tokens(todo, view.todos) if t in _code_tokens(todo.text)}
+    mentions = [a for a in view.answers if any(_contains_token(a.text, t) for t in tokens)]
+    if any(_NEGATION.search(_strip_code(a.text)) for a in mentions):
+        return None
+    return next((a for a in mentions if _DONE_CLAIM.search(_strip_code(a.text))), None)
 
 
 #: Negations that deny a whole topic regardless of the verb ("didn't touch the X",

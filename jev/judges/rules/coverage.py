@@ -272,18 +272,17 @@ def _rule_requested_run_missing(view: _View) -> RuleHit | None:
         for c in re.split(r"[;；，]", s)
     ):
         return None  # a result ("31 passed"), not a guess ("would fail before the fix")
-    for req in view.requests:
-        for sentence in _sentences(req.text):
-            plain = _strip_code(sentence)
-            if not _RUN_REQUESTED.search(sentence) or _REQUEST_NEGATED.search(plain):
-                continue
-            if _RUN_ELSEWHERE.search(sentence):
-                continue  # describes or configures runs (README, CI), asks for none now
-            return _REQUESTED_RUN_MISSING.hit(
-                req,
-                f"the request asks for a test run (“{_quote(sentence)}”), and the report "
-                "gives no result of one",
-            )
+    for req, sentence in view.request_sentences:
+        plain = _strip_code(sentence)
+        if not _RUN_REQUESTED.search(sentence) or _REQUEST_NEGATED.search(plain):
+            continue
+        if _RUN_ELSEWHERE.search(sentence):
+            continue  # describes or configures runs (README, CI), asks for none now
+        return _REQUESTED_RUN_MISSING.hit(
+            req,
+            f"the request asks for a test run (“{_quote(sentence)}”), and the report "
+            "gives no result of one",
+        )
     return None
 
 
@@ -302,16 +301,15 @@ def _rule_requested_item_declined(view: _View) -> RuleHit | None:
         words = _content_words(_strip_code(rest)) | _code_tokens(rest)
         if not words:
             continue
-        for req in view.requests:
-            for clause in _sentences(req.text):
-                plain = _strip_code(clause)
-                if _REQUEST_NEGATED.search(plain):
-                    continue
-                low = clause.lower()
-                if any(_contains_token(clause, w) or (not w.isascii() and w in low) for w in words):
-                    return _REQUESTED_ITEM_DECLINED.hit(
-                        req,
-                        f"the request asks for it (“{_quote(clause)}”), but the answer "
-                        f"decided not to, without asking: “{_quote(sentence)}”",
-                    )
+        for req, clause in view.request_sentences:
+            plain = _strip_code(clause)
+            if _REQUEST_NEGATED.search(plain):
+                continue
+            low = clause.lower()
+            if any(_contains_token(clause, w) or (not w.isascii() and w in low) for w in words):
+                return _REQUESTED_ITEM_DECLINED.hit(
+                    req,
+                    f"the request asks for it (“{_quote(clause)}”), but the answer "
+                    f"decided not to, without asking: “{_quote(sentence)}”",
+                )
     return None

@@ -117,13 +117,12 @@ def _names_asked(view: _View, pos: Position) -> bool:
     more letters) that a request message asks for without telling the agent to keep it."""
     found = re.findall(r"`([^`\n]+)`|([A-Za-z][\w/.-]{3,}|[\u4e00-\u9fff]{2})", pos.text)
     words = {w.lower() for span_or_word in found for w in span_or_word if w}
-    for req in view.requests:
-        for sentence in _sentences(req.text):
-            if _KEEP.search(sentence):
-                continue
-            low = sentence.lower()
-            if any(w in low for w in words - _STOPWORDS):
-                return True
+    for _req, sentence in view.request_sentences:
+        if _KEEP.search(sentence):
+            continue
+        low = sentence.lower()
+        if any(w in low for w in words - _STOPWORDS):
+            return True
     return False
 
 

@@ -48,7 +48,6 @@ from jev.judges.rules._base import (
     _View,
     _Words,
 )
-from jev.positions import sentences as _sentences
 
 _W = _Words("scope")
 
@@ -157,21 +156,18 @@ def scope_of(view: _View) -> Scope:
     conditions: list[tuple[Position, str]] = []
     reserved: set[str] = set()
     review_stop = False
-    for req in view.requests:
-        for sentence in _sentences(req.text):
-            plain = _strip_code(sentence)
-            if _LIMIT.search(plain):
-                limits.append(sentence)
-                deferred |= _deferred_words(plain)
-            if _REVIEW_STOP.search(plain):
-                review_stop = True
-            if _TAKEOVER.search(plain):
-                takeover.append(sentence)
-            if _CONDITION.search(sentence):
-                conditions.append((req, sentence))
-                reserved |= {
-                    name for name, (words, _) in _RESERVED.items() if words.search(sentence)
-                }
+    for req, sentence in view.request_sentences:
+        plain = _strip_code(sentence)
+        if _LIMIT.search(plain):
+            limits.append(sentence)
+            deferred |= _deferred_words(plain)
+        if _REVIEW_STOP.search(plain):
+            review_stop = True
+        if _TAKEOVER.search(plain):
+            takeover.append(sentence)
+        if _CONDITION.search(sentence):
+            conditions.append((req, sentence))
+            reserved |= {name for name, (words, _) in _RESERVED.items() if words.search(sentence)}
     facts = Scope(
         limits=tuple(limits),
         deferred=frozenset(deferred),
@@ -475,14 +471,13 @@ def asks_outside_scope(view: _View, pos: Position) -> bool:
     if view.open_todos:
         return False
     words = {w.lower() for w in _ASCII_WORD.findall(_strip_code(pos.text))} - _STOPWORDS
-    for req in view.requests:
-        for sentence in _sentences(req.text):
-            for m in _KEEP_OUT.finditer(sentence):
-                if any(_contains_token(sentence, w) for w in words):
-                    return True
-                kept = _CJK_BEFORE.search(sentence, 0, m.start())  # "生产不要动": 生产
-                if kept is not None and kept.group(0)[-2:] in pos.text:
-                    return True
+    for _req, sentence in view.request_sentences:
+        for m in _KEEP_OUT.finditer(sentence):
+            if any(_contains_token(sentence, w) for w in words):
+                return True
+            kept = _CJK_BEFORE.search(sentence, 0, m.start())  # "生产不要动": 生产
+            if kept is not None and kept.group(0)[-2:] in pos.text:
+                return True
     return False
 
 
@@ -502,8 +497,7 @@ def _rule_withdrawal_misapplied(view: _View) -> RuleHit | None:
     change and the `Retry-After` header"), each judged on its own."""
     withdrawing = [
         s
-        for req in view.requests
-        for s in _sentences(req.text)
+        for _req, s in view.request_sentences
         if _REQUEST_NEGATED.search(_strip_code(s)) or _DESCOPE.search(s)
     ]
     for _a, sentence in view.sentences:
@@ -522,8 +516,7 @@ def _rule_withdrawal_misapplied(view: _View) -> RuleHit | None:
             asked = next(
                 (
                     (req, s)
-                    for req in view.requests
-                    for s in _sentences(req.text)
+                    for req, s in view.request_sentences
                     if any(_contains_token(s, t) for t in tokens)
                 ),
                 None,

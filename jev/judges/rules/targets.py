@@ -127,33 +127,32 @@ _COMPARATORS = frozenset(
 
 def _bounds(view: _View) -> list[_Bound]:
     found: list[_Bound] = []
-    for req in view.requests:
-        for sentence in _sentences(req.text):
-            plain = _CODE_SPAN.sub(r"\1", sentence)  # "the `billing` package" names it too
-            for m in _VALUE.finditer(plain):
-                before = plain[max(0, m.start() - 30) : m.start()]
-                after = plain[m.end() : m.end() + 30]
-                upper = bool(_UPPER.search(before) or re.match(r"\s*(?:以内|以下)", after))
-                lower = bool(_LOWER.search(before) or re.match(r"\s*(?:以上)", after))
-                if not upper and not lower:
-                    # a bare gate ("our 80% coverage gate") is a floor; a gate word next
-                    # to "under 300 ms" only says that bound is the gate
-                    lower = bool(_GATE.search(after[:25]) or _GATE.search(before[-12:]))
-                if upper == lower:
-                    continue
-                kind = _kind(m.group(2))
-                found.append(
-                    _Bound(
-                        req,
-                        sentence,
-                        kind,
-                        _normal(m.group(1), m.group(2)),
-                        upper=upper,
-                        subject=_subject(
-                            plain[max(0, m.start() - 60) : m.start()], _CONDITION.split(after)[0]
-                        ),
-                    )
+    for req, sentence in view.request_sentences:
+        plain = _CODE_SPAN.sub(r"\1", sentence)  # "the `billing` package" names it too
+        for m in _VALUE.finditer(plain):
+            before = plain[max(0, m.start() - 30) : m.start()]
+            after = plain[m.end() : m.end() + 30]
+            upper = bool(_UPPER.search(before) or re.match(r"\s*(?:以内|以下)", after))
+            lower = bool(_LOWER.search(before) or re.match(r"\s*(?:以上)", after))
+            if not upper and not lower:
+                # a bare gate ("our 80% coverage gate") is a floor; a gate word next
+                # to "under 300 ms" only says that bound is the gate
+                lower = bool(_GATE.search(after[:25]) or _GATE.search(before[-12:]))
+            if upper == lower:
+                continue
+            kind = _kind(m.group(2))
+            found.append(
+                _Bound(
+                    req,
+                    sentence,
+                    kind,
+                    _normal(m.group(1), m.group(2)),
+                    upper=upper,
+                    subject=_subject(
+                        plain[max(0, m.start() - 60) : m.start()], _CONDITION.split(after)[0]
+                    ),
                 )
+            )
     return found
 
 

@@ -120,19 +120,16 @@ def _table_against_all(view: _View) -> RuleHit | None:
     ]
     if not mixed:
         return None
-    for a in view.answers:
-        if _table_cells(a.text):
+    for a, sentence in view.sentences:
+        plain = _strip_code(sentence)
+        if _table_cells(a.text) or not (_ALL_DONE.search(plain) or _WHOLE.search(plain)):
             continue
-        for sentence in _sentences(a.text):
-            plain = _strip_code(sentence)
-            if (_ALL_DONE.search(plain) or _WHOLE.search(plain)) and not _NEGATION.search(plain):
-                row = mixed[0]
-                assert row is not None
-                return _CLAIM_VS_EVIDENCE.hit(
-                    a,
-                    f"the answer claims all (“{_quote(sentence)}”), but its own table marks "
-                    f"a row not done: “{_quote(row.text)}”",
-                )
+        if not _NEGATION.search(plain):
+            return _CLAIM_VS_EVIDENCE.hit(
+                a,
+                f"the answer claims all (“{_quote(sentence)}”), but its own table marks "
+                f"a row not done: “{_quote(mixed[0].text)}”",
+            )
     return None
 
 
