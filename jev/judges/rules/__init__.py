@@ -69,45 +69,19 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from jev.domain import JudgeAnswer, JudgeInfo, Numbering
+from jev.judges.rules import (
+    asks,
+    claims,
+    coverage,
+    numbers,
+    open_items,
+    outcomes,
+    scope,
+    targets,
+    thin,
+    values,
+)
 from jev.judges.rules._base import RuleHit, _View
-from jev.judges.rules.asks import _rule_asks_user
-from jev.judges.rules.claims import (
-    _rule_done_item_denied,
-    _rule_open_item_claimed_passing,
-    _rule_pending_claimed_done,
-)
-from jev.judges.rules.coverage import (
-    _rule_constraint_violated,
-    _rule_deliverable_missing,
-    _rule_listed_item_missing,
-    _rule_requested_item_declined,
-    _rule_requested_run_missing,
-    _rule_required_name_missing,
-)
-from jev.judges.rules.numbers import (
-    _rule_list_count_mismatch,
-    _rule_number_mismatch,
-    _rule_partial_count,
-    _rule_version_mismatch,
-)
-from jev.judges.rules.open_items import (
-    _rule_admits_unfinished,
-    _rule_all_done_with_open_items,
-    _rule_open_item,
-)
-from jev.judges.rules.outcomes import (
-    _rule_failures_remain,
-    _rule_green_claim_vs_failures,
-)
-from jev.judges.rules.scope import (
-    _rule_condition_ignored,
-    _rule_condition_triggered,
-    _rule_user_only_blocker,
-    _rule_withdrawal_misapplied,
-)
-from jev.judges.rules.targets import _rule_target_claimed_met, _rule_target_missed
-from jev.judges.rules.thin import _rule_thin_report
-from jev.judges.rules.values import _rule_claim_vs_evidence, _rule_later_ask_missing
 
 if TYPE_CHECKING:
     from jev.domain import JudgeInput, JudgeSettings
@@ -116,34 +90,34 @@ __all__ = ["RULES", "RULE_IDS", "RuleHit", "RulesJudge", "explain"]
 
 #: The rules in priority order: the first one that returns a hit wins.
 RULES: tuple[tuple[str, Callable[[_View], RuleHit | None]], ...] = (
-    ("condition-ignored", _rule_condition_ignored),
-    ("condition-triggered", _rule_condition_triggered),
-    ("withdrawal-misapplied", _rule_withdrawal_misapplied),
-    ("asks-user", _rule_asks_user),
-    ("user-only-blocker", _rule_user_only_blocker),
-    ("partial-count-claimed-all", _rule_partial_count),
-    ("open-item-claimed-passing", _rule_open_item_claimed_passing),
-    ("pending-item-claimed-done", _rule_pending_claimed_done),
-    ("done-item-denied", _rule_done_item_denied),
-    ("number-mismatch", _rule_number_mismatch),
-    ("version-mismatch", _rule_version_mismatch),
-    ("list-count-mismatch", _rule_list_count_mismatch),
-    ("green-claim-vs-failures", _rule_green_claim_vs_failures),
-    ("target-claimed-met", _rule_target_claimed_met),
-    ("claim-vs-evidence", _rule_claim_vs_evidence),
-    ("all-done-with-open-items", _rule_all_done_with_open_items),
-    ("open-item", _rule_open_item),
-    ("failures-remain", _rule_failures_remain),
-    ("target-missed", _rule_target_missed),
-    ("constraint-violated", _rule_constraint_violated),
-    ("later-ask-missing", _rule_later_ask_missing),
-    ("answer-admits-unfinished", _rule_admits_unfinished),
-    ("requested-deliverable-missing", _rule_deliverable_missing),
-    ("requested-item-declined", _rule_requested_item_declined),
-    ("requested-run-missing", _rule_requested_run_missing),
-    ("listed-item-missing", _rule_listed_item_missing),
-    ("required-name-missing", _rule_required_name_missing),
-    ("thin-report", _rule_thin_report),
+    ("condition-ignored", scope._rule_condition_ignored),
+    ("condition-triggered", scope._rule_condition_triggered),
+    ("withdrawal-misapplied", scope._rule_withdrawal_misapplied),
+    ("asks-user", asks._rule_asks_user),
+    ("user-only-blocker", scope._rule_user_only_blocker),
+    ("partial-count-claimed-all", numbers._rule_partial_count),
+    ("open-item-claimed-passing", claims._rule_open_item_claimed_passing),
+    ("pending-item-claimed-done", claims._rule_pending_claimed_done),
+    ("done-item-denied", claims._rule_done_item_denied),
+    ("number-mismatch", numbers._rule_number_mismatch),
+    ("version-mismatch", numbers._rule_version_mismatch),
+    ("list-count-mismatch", numbers._rule_list_count_mismatch),
+    ("green-claim-vs-failures", outcomes._rule_green_claim_vs_failures),
+    ("target-claimed-met", targets._rule_target_claimed_met),
+    ("claim-vs-evidence", values._rule_claim_vs_evidence),
+    ("all-done-with-open-items", open_items._rule_all_done_with_open_items),
+    ("open-item", open_items._rule_open_item),
+    ("failures-remain", outcomes._rule_failures_remain),
+    ("target-missed", targets._rule_target_missed),
+    ("constraint-violated", coverage._rule_constraint_violated),
+    ("later-ask-missing", values._rule_later_ask_missing),
+    ("answer-admits-unfinished", open_items._rule_admits_unfinished),
+    ("requested-deliverable-missing", coverage._rule_deliverable_missing),
+    ("requested-item-declined", coverage._rule_requested_item_declined),
+    ("requested-run-missing", coverage._rule_requested_run_missing),
+    ("listed-item-missing", coverage._rule_listed_item_missing),
+    ("required-name-missing", coverage._rule_required_name_missing),
+    ("thin-report", thin._rule_thin_report),
 )
 
 #: Every rule id the judge can report, ``no-rule-fired`` last.
