@@ -85,25 +85,22 @@ _INDEX_BEFORE = re.compile(r"(?:\b([A-Za-z]{3,})|(第))\s*$")
 _COUNT_WORDS = _W.words("count_before")
 
 
-class _Fractions:
-    """``finditer`` over the counts done of a text ("14/15", "5 of 7"), without the
-    positions ("phase 1 of 3", "digit 1 of 6"): :data:`_INDEX_BEFORE`."""
-
-    @staticmethod
-    def finditer(text: str) -> Iterator[re.Match[str]]:
-        for m in _FRACTION_RX.finditer(text):
-            before = _INDEX_BEFORE.search(text, max(0, m.start() - 24), m.start())
-            if before is not None:
-                word = (before.group(1) or "").lower()
-                if before.group(2) or not (
-                    word in _COUNT_WORDS or word.endswith(("s", "ed", "en", "ly"))
-                ):
-                    continue
-            yield m
+def _done_fractions(text: str) -> Iterator[re.Match[str]]:
+    """The counts done of ``text`` ("14/15", "5 of 7"; groups: done, total), without the
+    positions ("phase 1 of 3", "digit 1 of 6": :data:`_INDEX_BEFORE`)."""
+    for m in _FRACTION_RX.finditer(text):
+        before = _INDEX_BEFORE.search(text, max(0, m.start() - 24), m.start())
+        if before is not None:
+            word = (before.group(1) or "").lower()
+            if before.group(2) or not (
+                word in _COUNT_WORDS or word.endswith(("s", "ed", "en", "ly"))
+            ):
+                continue
+        yield m
 
 
-#: "14/15", "5 of 7" (not "phase 1 of 3", "digit 1 of 6": a position, not a count done).
-_FRACTION = _Fractions()
+#: English number words from two to twelve, as a regex alternation ("All six steps").
+_NUMBER_WORDS = "two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 
 #: The request only wants a report, not a fix.
 _REPORT_ONLY = _W.rx("report_only")

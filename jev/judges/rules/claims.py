@@ -9,7 +9,6 @@ import re
 
 from jev.domain import Position
 from jev.judges.rules._base import (
-    _FRACTION,
     _GREEN_CLAIM,
     _I,
     _KEPT,
@@ -23,6 +22,7 @@ from jev.judges.rules._base import (
     _code_tokens,
     _contains_token,
     _distinctive_tokens,
+    _done_fractions,
     _object_tokens,
     _open_marked,
     _qualifiers,
@@ -150,7 +150,7 @@ def _claim_names(text: str, names: set[str]) -> bool:
 
 
 def _partial_fraction(text: str) -> bool:
-    return any(int(m.group(1)) < int(m.group(2)) for m in _FRACTION.finditer(text))
+    return any(int(m.group(1)) < int(m.group(2)) for m in _done_fractions(text))
 
 
 def _rule_pending_claimed_done(view: _View) -> RuleHit | None:

@@ -7,8 +7,8 @@ import re
 
 from jev.judges.rules._base import (
     _ALL_DONE,
-    _FRACTION,
     _NEGATION,
+    _NUMBER_WORDS,
     _STOPWORDS,
     _UNIT_NAMES,
     _VERB_CLASSES,
@@ -18,6 +18,7 @@ from jev.judges.rules._base import (
     _code_tokens,
     _contains_token,
     _distinctive_tokens,
+    _done_fractions,
     _open_marked,
     _quote,
     _Rule,
@@ -40,20 +41,8 @@ _UNIT_VALUE = _W.rx("unit_value")
 _BASELINE = _W.rx("baseline")
 
 
-#: Number words for "all four endpoints" against a Todo's "3/4".
-_NUMBER_WORDS = {
-    2: "two|both",
-    3: "three",
-    4: "four",
-    5: "five",
-    6: "six",
-    7: "seven",
-    8: "eight",
-    9: "nine",
-    10: "ten",
-    11: "eleven",
-    12: "twelve",
-}
+#: Number words for "all four endpoints" against a Todo's "3/4" ("both" for 2/2).
+_ALL_OF = dict(enumerate(_NUMBER_WORDS.split("|"), 2)) | {2: "two|both"}
 #: The noun after a Todo's fraction ("21/23 个页面", "3/4 endpoints").
 _FRACTION_NOUN = LazyRx(r"\s*(?:个|项|条|处)?\s*([\u4e00-\u9fff]{2,4}|[a-z]{4,}s?\b)", re.I)
 
@@ -62,8 +51,8 @@ def _loose_universal(todo_text: str, end: int, total: int) -> re.Pattern[str] | 
     """An "all of them" claim without the Todo's own number: "all four …", or "所有/全部"
     with the noun the Todo counted ("21/23 个页面" → "所有页面")."""
     parts = []
-    if total in _NUMBER_WORDS:
-        parts.append(rf"\ball (?:the |of the )?(?:{_NUMBER_WORDS[total]})\b")
+    if total in _ALL_OF:
+        parts.append(rf"\ball (?:the |of the )?(?:{_ALL_OF[total]})\b")
     noun = _FRACTION_NOUN.match(todo_text, end)
     if noun is not None:
         word = re.escape(noun.group(1).rstrip("s"))
@@ -84,7 +73,7 @@ _TOTAL_FIRST_ZH = re.compile(
 def _fractions(text: str) -> list[tuple[int, int, int]]:
     """(done, total, end offset) of each count a Todo gives ("14/15", "5 of 7",
     "12 张里完成 9 张")."""
-    found = [(int(m.group(1)), int(m.group(2)), m.end()) for m in _FRACTION.finditer(text)]
+    found = [(int(m.group(1)), int(m.group(2)), m.end()) for m in _done_fractions(text)]
     found += [(int(m.group(2)), int(m.group(1)), m.end()) for m in _TOTAL_FIRST_ZH.finditer(text)]
     return found
 

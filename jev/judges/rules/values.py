@@ -25,6 +25,7 @@ from jev.judges.rules._base import (
     _CODE_SPAN,
     _MAGNITUDE,
     _NEGATION,
+    _NUMBER_WORDS,
     _PAST_RUN,
     _VERB_CLASSES,
     RuleHit,
@@ -137,7 +138,7 @@ _YES_MARKS = "✅✓✔"
 _NO_MARKS = "❌✗✘"
 #: A claim of the whole by its count or a word of totality ("All six steps", "5 个服务已全部").
 _WHOLE = re.compile(
-    r"(?i)\ball (?:\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) [\w-]+"
+    rf"(?i)\ball (?:\d+|{_NUMBER_WORDS}) [\w-]+"
     r"|\bevery (?:one|single)\b|全部|都已|均已|全都"
 )
 
