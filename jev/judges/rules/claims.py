@@ -85,8 +85,7 @@ def _universal_done_claims(view: _View) -> list[Position]:
         plain = _strip_code(a.text)
         if not _UNIVERSAL_DONE.search(plain) or _OFFER.search(plain):
             continue
-        no_left = _NONE_LEFT.search(plain)
-        if no_left or (_DONE_CLAIM.search(plain) and not _NEGATION.search(plain)):
+        if _NONE_LEFT.search(plain) or (_DONE_CLAIM.search(plain) and not _NEGATION.search(plain)):
             found.append(a)
     return found
 
@@ -205,11 +204,10 @@ def _denial_clauses(sentence: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _denials_of(
-    sentence: str,
-) -> tuple[tuple[str, str, bool, frozenset[str], frozenset[str]], ...]:
-    """Denial clauses of ``sentence``: (clause, clause without code, denies all changes,
-    denied verb classes, topic classes). Empty for a user-cited or optional sentence."""
+def _denials_of(sentence: str) -> tuple[tuple[str, bool, frozenset[str], frozenset[str]], ...]:
+    """Denial clauses of ``sentence``: (clause, denies all changes, denied verb classes,
+    topic classes of the clause without code). Empty for a user-cited or optional
+    sentence."""
     if _USER_CITED.search(sentence) or _OFFER.search(sentence):
         return ()
     found = []
@@ -220,7 +218,7 @@ def _denials_of(
         if _KEPT.search(plain):
             denied.add("remove")
         if deny_all or denied:
-            found.append((clause, plain, deny_all, frozenset(denied), _topics(plain)))
+            found.append((clause, deny_all, frozenset(denied), _topics(plain)))
     return tuple(found)
 
 
@@ -263,7 +261,7 @@ def _rule_done_item_denied(view: _View) -> RuleHit | None:
     facts: list[tuple[Position, frozenset[str], set[str], set[str]]] = []
     for a in view.negated_or_kept:
         for sentence in _sentences(a.text):
-            for clause, _plain, deny_all, denied, c_topics in _denials_of(sentence):
+            for clause, deny_all, denied, c_topics in _denials_of(sentence):
                 if not facts:
                     facts = [
                         (

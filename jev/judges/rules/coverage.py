@@ -133,24 +133,20 @@ def _request_lists(text: str) -> Iterable[list[str]]:
         if not sentence or _REQUEST_NEGATED.search(sentence) or _EXAMPLES.search(sentence):
             continue
         after_colon = sentence.split(":", 1)[1].strip() if ":" in sentence else ""
+        lists: list[list[str]] = []
         if _LIST_VERB_EN.search(sentence) or _LIST_VERB_EN.search(after_colon):
             body = after_colon or sentence
-            if len(re.findall(r",(?!\d)", body)) < 1 or " and " not in body:
-                continue
-            items = [i for i in _ITEM_SPLIT_EN.split(body.rstrip(".")) if i.strip()]
+            if re.search(r",(?!\d)", body) and " and " in body:
+                lists.append(_ITEM_SPLIT_EN.split(body.rstrip(".")))
         elif _LIST_VERB_ZH.search(sentence):
             for clause in re.split(r"[，,]", sentence):
                 body = re.split(r"：|:\s", clause)[-1]
-                if body.count("、") < 2:
-                    continue
-                items = [i for i in _ITEM_SPLIT_ZH.split(body) if i.strip()]
-                if len(items) >= 3:
-                    yield items
-            continue
-        else:
-            continue
-        if len(items) >= 3:
-            yield items
+                if body.count("、") >= 2:
+                    lists.append(_ITEM_SPLIT_ZH.split(body))
+        for found in lists:
+            items = [i for i in found if i.strip()]
+            if len(items) >= 3:
+                yield items
 
 
 _TRAILING_COUNT = re.compile(r"[一二三四五六七八九十两\d]+\s*(个|项|种|类)[^、，,]*$")

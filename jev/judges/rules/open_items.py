@@ -35,12 +35,7 @@ _ADMITS_UNFINISHED = _W.gate("admits_unfinished")
 def _rule_open_item(view: _View) -> RuleHit | None:
     """``open-item``: a pending/in-progress Todo item the user did not descope."""
     for todo in view.open_todos:
-        if (
-            view.descoped(todo)
-            or excused(view, todo)
-            or _OPTIONAL.search(todo.text)
-            or _USERS_OWN.search(todo.text)
-        ):
+        if _left_open_as_meant(view, todo) or _USERS_OWN.search(todo.text):
             continue
         mentions = view.answer_mentions(todo)
         if any(_USER_CITED.search(a.text) or _NOT_REQUESTED.search(a.text) for a in mentions):
@@ -59,6 +54,13 @@ def _rule_open_item(view: _View) -> RuleHit | None:
 #: A Todo item the agent itself marks as optional / beyond the request.
 _OPTIONAL = _W.rx("optional")
 
+
+def _left_open_as_meant(view: _View, todo: Position) -> bool:
+    """Whether an open Todo item is meant to stay open: a later message descoped it, the
+    user's scope covers it (:func:`excused`), or the agent marked it optional."""
+    return view.descoped(todo) or excused(view, todo) or bool(_OPTIONAL.search(todo.text))
+
+
 #: An open Todo item that is the user's to do, or waits on the user.
 _USERS_OWN = _W.rx("users_own")
 
@@ -71,11 +73,7 @@ _ALL_DONE = _W.rx("all_done")
 
 def _rule_all_done_with_open_items(view: _View) -> RuleHit | None:
     """``all-done-with-open-items``: "all done" while a Todo item is still open."""
-    open_items = [
-        t
-        for t in view.open_todos
-        if not (view.descoped(t) or excused(view, t) or _OPTIONAL.search(t.text))
-    ]
+    open_items = [t for t in view.open_todos if not _left_open_as_meant(view, t)]
     if not open_items:
         return None
     admitted = next(

@@ -108,10 +108,9 @@ def _resolved_after(view: _View, index: int, sentence: str) -> bool:
 
 def _partial_pass(sentence: str) -> bool:
     """A run that reports fewer passes than it ran ("47 of 48 passed", "48 个中 47 个通过")."""
-    for m in _PASS_OF_EN.finditer(sentence):
-        if int(m.group(1)) < int(m.group(2)):
-            return True
-    return any(int(m.group(2)) < int(m.group(1)) for m in _PASS_OF_ZH.finditer(sentence))
+    return any(int(m.group(1)) < int(m.group(2)) for m in _PASS_OF_EN.finditer(sentence)) or any(
+        int(m.group(2)) < int(m.group(1)) for m in _PASS_OF_ZH.finditer(sentence)
+    )
 
 
 def _zero_failures(sentence: str) -> bool:
