@@ -67,12 +67,10 @@ _STATE_BEFORE = re.compile(
 
 def _open_marked(text: str) -> bool:
     """Whether a Todo's own text says it is unfinished, unverified or skipped."""
-    if _OPEN_MARKER.search(text):
-        return True
-    for m in _OPEN_WORD.finditer(text):
-        if _STATE_AFTER.match(text, m.end()) or _STATE_BEFORE.search(text, 0, m.start()):
-            return True
-    return False
+    return bool(_OPEN_MARKER.search(text)) or any(
+        _STATE_AFTER.match(text, m.end()) or _STATE_BEFORE.search(text, 0, m.start())
+        for m in _OPEN_WORD.finditer(text)
+    )
 
 
 _FRACTION_RX = re.compile(
@@ -334,14 +332,14 @@ class _View:
     def descoped(self, todo: Position) -> bool:
         """True when a later user message narrows the scope away from this Todo item."""
         tokens = _distinctive_tokens(todo, self.todos) | _content_words(todo.text)
-        for req in self.later_requests:
-            if not _DESCOPE.search(req.text):
-                continue
-            if any(_contains_token(req.text, tok) for tok in tokens) or (
-                _topics(req.text) & _topics(todo.text)
-            ):
-                return True
-        return False
+        return any(
+            _DESCOPE.search(req.text)
+            and (
+                any(_contains_token(req.text, tok) for tok in tokens)
+                or _topics(req.text) & _topics(todo.text)
+            )
+            for req in self.later_requests
+        )
 
 
 def _spans(text: str, positions: Sequence[Position]) -> list[tuple[int, int]]:

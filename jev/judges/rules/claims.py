@@ -140,12 +140,12 @@ def _rule_open_item_claimed_passing(view: _View) -> RuleHit | None:
 def _claim_names(text: str, names: set[str]) -> bool:
     """A sentence of ``text`` that claims success and names one of ``names`` (an open
     Todo's own identifier, e.g. the branch or job it was to verify on)."""
-    for sentence in _sentences(text):
-        if not _SUCCESS_CLAIM.search(sentence) or _NEGATION.search(_strip_code(sentence)):
-            continue
-        if any(_contains_token(sentence, t) for t in names):
-            return True
-    return False
+    return any(
+        _SUCCESS_CLAIM.search(s)
+        and not _NEGATION.search(_strip_code(s))
+        and any(_contains_token(s, t) for t in names)
+        for s in _sentences(text)
+    )
 
 
 def _partial_fraction(text: str) -> bool:
@@ -255,8 +255,7 @@ def _rule_done_item_denied(view: _View) -> RuleHit | None:
     ]
     if not done:
         return None
-    plain_answer = view.answer_plain
-    if not (_DENY_VERB.search(plain_answer) or _KEPT.search(plain_answer)):
+    if not (_DENY_VERB.search(view.answer_plain) or _KEPT.search(view.answer_plain)):
         return None
     facts: list[tuple[Position, frozenset[str], set[str], set[str]]] = []
     for a in view.negated_or_kept:
@@ -289,15 +288,11 @@ def _rule_done_item_denied(view: _View) -> RuleHit | None:
 
 def _denied_verbs(clause: str) -> set[str]:
     """Verb classes that occur after a negation in ``clause``."""
-    found: set[str] = set()
     m = _DENY_VERB.search(clause)
     if m is None:
-        return found
+        return set()
     window = clause[m.start() : m.end() + 16]
-    for name, rx in _VERB_CLASSES.items():
-        if rx.search(window):
-            found.add(name)
-    return found
+    return {name for name, rx in _VERB_CLASSES.items() if rx.search(window)}
 
 
 #: The leading verb of an English Todo item ("Apply migration on staging").

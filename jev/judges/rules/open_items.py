@@ -114,14 +114,11 @@ def _names_asked(view: _View, pos: Position) -> bool:
     """Whether answer position ``pos`` names a thing (a code span or a word of four or
     more letters) that a request message asks for without telling the agent to keep it."""
     found = re.findall(r"`([^`\n]+)`|([A-Za-z][\w/.-]{3,}|[\u4e00-\u9fff]{2})", pos.text)
-    words = {w.lower() for span_or_word in found for w in span_or_word if w}
-    for _req, sentence in view.request_sentences:
-        if _KEEP.search(sentence):
-            continue
-        low = sentence.lower()
-        if any(w in low for w in words - _STOPWORDS):
-            return True
-    return False
+    words = {w.lower() for span_or_word in found for w in span_or_word if w} - _STOPWORDS
+    return any(
+        not _KEEP.search(s) and any(w in s.lower() for w in words)
+        for _req, s in view.request_sentences
+    )
 
 
 _KEEP = re.compile(r"(?i)\b(?:keep|leave|don['’]t|do not|untouched)\b|保留|不要|别动|不动")

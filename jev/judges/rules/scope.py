@@ -212,11 +212,7 @@ def _covered(view: _View, scope: Scope, todo: Position) -> bool:
             or _content_words(_strip_code(clause)) & _content_words(text)
         ):
             return True
-    for name in scope.reserved:
-        words, _done = _RESERVED[name]
-        if words.search(text) and _honoured(view):
-            return True
-    return False
+    return any(_RESERVED[name][0].search(text) for name in scope.reserved) and _honoured(view)
 
 
 def _honoured(view: _View) -> bool:
