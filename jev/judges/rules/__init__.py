@@ -68,7 +68,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from jev.domain import JudgeAnswer, JudgeInfo, Numbering
+from jev.base.domain import JudgeAnswer, JudgeInfo, Numbering
 from jev.judges.rules._base import RuleHit, _View
 from jev.judges.rules.asks import _rule_asks_user
 from jev.judges.rules.claims import (
@@ -110,7 +110,7 @@ from jev.judges.rules.thin import _rule_thin_report
 from jev.judges.rules.values import _rule_claim_vs_evidence, _rule_later_ask_missing
 
 if TYPE_CHECKING:
-    from jev.domain import JudgeInput, JudgeSettings
+    from jev.base.domain import JudgeInput, JudgeSettings
 
 __all__ = ["RULES", "RULE_IDS", "RuleHit", "RulesJudge", "explain"]
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import functools
 import re
 
-from jev.domain import Position
+from jev.base.domain import Position
+from jev.base.segments import sentences as _sentences
 from jev.judges.rules._base import (
     _FRACTION,
     _GREEN_CLAIM,
@@ -33,7 +34,6 @@ from jev.judges.rules._base import (
     _View,
     _Words,
 )
-from jev.positions import sentences as _sentences
 
 _W = _Words("claims")
 

@@ -27,7 +27,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from jev.domain import Position
+from jev.base.domain import Position
+from jev.base.segments import sentences as _sentences
 from jev.judges.rules._base import (
     _DESCOPE,
     _NEGATION,
@@ -47,7 +48,6 @@ from jev.judges.rules._base import (
     _View,
     _Words,
 )
-from jev.positions import sentences as _sentences
 
 _W = _Words("scope")
 
