@@ -29,9 +29,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from jev.pipeline.budget import MAX_BUDGET_CHARS, check_budget
-from jev.pipeline.material import number
-
 from jev.base.domain import (
     JudgeAnswer,
     JudgeInfo,
@@ -43,6 +40,8 @@ from jev.base.domain import (
     TodoItem,
 )
 from jev.pipeline.audit import run_audit
+from jev.pipeline.budget import MAX_BUDGET_CHARS, check_budget
+from jev.pipeline.material import number
 from jev.pipeline.parse import parse_reply
 from jev.pipeline.render import render_judge_input
 

@@ -35,10 +35,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from jev.pipeline.material import number
-
 from jev.evidence.finding import check_runs
 from jev.hosts.claude_code.transcript import read_current_turn
+from jev.pipeline.material import number
 
 _LOG_LINE = "tests/test_module_{i}.py::test_case_{j} PASSED                      [ {p:3d}%]\n"
 

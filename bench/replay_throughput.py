@@ -30,7 +30,8 @@ GOLDEN = REPO / "tests" / "fixtures" / "golden" / "records.jsonl"
 _CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
-from jev.measure.replay_source import iter_source; from jev.measure.replay import replay
+from jev.measure.replay import replay
+from jev.measure.replay_source import iter_source
 path, validate = Path(sys.argv[1]), sys.argv[2] == "1"
 # Warm the caches (templates, schemas) outside the timed part.
 replay(iter_source([Path(sys.argv[3])], validate=validate))

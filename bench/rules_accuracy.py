@@ -22,10 +22,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from jev.pipeline.material import number
-
 from jev.base.domain import ASSESSMENTS, Material, Numbering
 from jev.judges.rules import RuleHit, explain
+from jev.pipeline.material import number
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_FOLDERS = (

@@ -17,7 +17,7 @@ __version__ = "0.1.0"
 #: public name -> module that defines it
 _EXPORTS: dict[str, str] = {
     "Auditor": "jev.pipeline.audit",
-    "Decision": "jev.pipeline.audit",
+    "Decision": "jev.pipeline.decide",
     "run_audit": "jev.pipeline.audit",
     "Material": "jev.base.domain",
     "TodoItem": "jev.base.domain",

@@ -1,7 +1,7 @@
 """The Python API a host drives when an agent turn is about to stop (design.md §2, §8, §11, §14).
 
 A stable import path for hosts and embedders: :class:`Auditor` and :class:`Decision`
-live in :mod:`jev.pipeline.audit`, the one audit orchestrator, whose docstring shows the flow
+live in :mod:`jev.pipeline.audit` (the one audit orchestrator, whose docstring shows the flow
 and an agent-loop example.
 """
 

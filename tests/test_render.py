@@ -9,12 +9,12 @@ import jinja2
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jev.pipeline.budget import check_budget
-from jev.pipeline.material import number
 
 from jev.base.domain import JudgeInput, Material, TodoItem
 from jev.base.errors import OverBudget, UsageError
 from jev.base.resources import data_dir
+from jev.pipeline.budget import check_budget
+from jev.pipeline.material import number
 from jev.pipeline.render import (
     CLOSE_MARKER,
     OPEN_MARKER,

@@ -6,11 +6,11 @@ import json
 
 import jsonschema
 import pytest
-from jev.pipeline.material import number
 
 from jev.base.domain import Material, TodoItem
 from jev.base.errors import ResponseError
 from jev.base.resources import data_file
+from jev.pipeline.material import number
 from jev.pipeline.parse import REPLY_SCHEMA, parse_reply
 
 NUMBERING = number(

@@ -1,57 +1,22 @@
-"""The supplement loop of one turn as a pure state machine (design.md §6, §8).
+"""The values of one turn's supplement loop: :class:`LoopState` and :class:`Action` (design.md §8).
 
-``decide(state, outcome, max_supplements) -> (state, action)`` is all there is: no
-I/O, no clock, no randomness, stdlib only. It is imported on the hook's fast path
-and by replay, which runs stored outcomes through it again.
-
-States (``LoopState.status``)::
-
-    auditing ──verdict complete──────────────▶ done          (action finish)
-       │      ──verdict needs-user────────────▶ needs-user    (action hand-to-user)
-       │      ──problem, budget left──────────▶ awaiting-supplement (action supplement k/N)
-       │      ──problem, budget used up───────▶ exhausted     (action exhausted)
-       │      ──outcome incomplete────────────▶ incomplete    (action incomplete)
-       │      ──outcome skipped───────────────▶ (unchanged)   (action skip)
-       └──────cancel()────────────────────────▶ cancelled     (action cancelled)
-
-``awaiting-supplement`` and ``incomplete`` take the next outcome exactly like
-``auditing``: the agent stopped again after a supplement, or the user retried an
-incomplete audit (for example after raising ``evidence_chars``).
-
-Counting rules (design.md §8, seed "怎样补充与复核"):
-
-* The first normal audit is free. ``omission``, ``contradiction`` and ``unknown``
-  (the problem verdicts) share one budget of ``max_supplements`` (N) supplements, so a
-  chain of audits driven by Jev's own supplements has at most N+1 normal audits.
-* A change of verdict never resets the count; the budget need not be used up.
-* ``needs-user`` is never answered with a supplement.
-* Incomplete audits and technical retries never count: ``audits`` and
-  ``supplements_used`` only move on a valid verdict.
-
-Final states and later stops in the same turn (a decision of this module, see
-:func:`should_audit`):
-
-* ``exhausted`` and ``cancelled`` are terminal for the turn: :func:`should_audit`
-  is False, and :func:`decide` leaves the state as it is and repeats the terminal
-  action whatever outcome it is given (the outcome is not counted).
-* ``done`` and ``needs-user`` are final for the current stop, but when the same
-  turn stops again (another stop gate kept the agent working, or the agent went on
-  after handing over), that is a continuation: a new audit is allowed and decided
-  as usual, and the supplement budget is NOT reset. Only Jev's own supplements spend
-  the budget, so Jev can never send more than N supplements in a turn; every audit
-  beyond the first follows a new stop of the agent.
+A turn's loop state (its status, the normal audits done, the supplements used, the
+chain of verdicts) and the action decided on it are plain values: the store keeps the
+state in the turn's row, records keep both as JSON, and replay reads them back. The
+transitions live in the pipeline: :func:`jev.pipeline.gate.should_audit` (whether a
+stop audits at all) and :func:`jev.pipeline.decide.decide` / :func:`~jev.pipeline.decide.cancel`
+(the state machine, drawn in :mod:`jev.pipeline.decide`). :func:`validate_max_supplements`
+is here so that the settings, below the pipeline, check ``max_supplements`` with the
+loop's own rule. No I/O, stdlib only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from jev.base.domain import ASSESSMENTS, PROBLEM_ASSESSMENTS
-
-if TYPE_CHECKING:
-    from jev.base.domain import AuditOutcome
+from jev.base.domain import ASSESSMENTS
 
 __all__ = [
     "ACTION_KINDS",
@@ -62,10 +27,7 @@ __all__ = [
     "TERMINAL_STATUSES",
     "Action",
     "LoopState",
-    "cancel",
-    "decide",
     "end_reason",
-    "should_audit",
     "validate_max_supplements",
 ]
 
@@ -87,7 +49,8 @@ STATUSES: tuple[str, ...] = (
 )
 #: Statuses after which the current stop needs nothing more from Jev.
 FINAL_STATUSES: frozenset[str] = frozenset({"done", "needs-user", "exhausted", "cancelled"})
-#: Statuses after which no further audit runs in this turn (:func:`should_audit`).
+#: Statuses after which no further audit runs in this turn
+#: (:func:`jev.pipeline.gate.should_audit`).
 TERMINAL_STATUSES: frozenset[str] = frozenset({"exhausted", "cancelled"})
 #: Every ``Action.kind``.
 ACTION_KINDS: tuple[str, ...] = (
@@ -214,7 +177,8 @@ class LoopState:
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """What the host should do after one :func:`decide` or :func:`cancel` (design.md §8).
+    """What the host should do after one :func:`~jev.pipeline.decide.decide` or
+    :func:`~jev.pipeline.decide.cancel` (design.md §8).
 
     Attributes:
         kind: one of :data:`ACTION_KINDS`:
@@ -224,7 +188,7 @@ class Action:
             last verdict, no more supplements), ``incomplete`` (show the "audit did not
             complete" notice; the answer stays), ``cancelled``, ``skip`` (nothing to do),
             ``stale`` (design.md §14: the turn moved on before the verdict was acted upon;
-            built by the caller for its records, never returned by :func:`decide`).
+            built by the caller for its records, never returned by ``decide``).
         round: for ``supplement`` the 1-based round k of this supplement; for every
             other kind the number of supplements used so far.
         max_supplements: the N in force when the action was decided.
@@ -273,135 +237,6 @@ class Action:
         return cls(kind=kind, round=round_, max_supplements=maximum, reason=reason)
 
 
-def should_audit(state: LoopState, max_supplements: int) -> bool:
-    """Whether a stop in this turn should ask the judge at all (design.md §8).
-
-    False once the turn's loop is ``exhausted`` (the last verdict stands, no more
-    supplements and no more audits) or ``cancelled``; True otherwise, including after
-    ``done``/``needs-user`` (a later stop of the same turn is a continuation, see the
-    module docstring) and after an ``incomplete`` audit (retry).
-
-    Raises:
-        ValueError: for an invalid ``max_supplements``.
-    """
-    validate_max_supplements(max_supplements)
-    return state.status not in TERMINAL_STATUSES
-
-
-def decide(
-    state: LoopState, outcome: AuditOutcome, max_supplements: int, *, steer: bool = True
-) -> tuple[LoopState, Action]:
-    """Fold one audit outcome into the turn's loop state; say what to do next (design.md §8).
-
-    Args:
-        state: the turn's state before this outcome (``LoopState()`` for a new turn).
-        outcome: the audit attempt's result; only ``status``, ``verdict`` and
-            ``reason`` are read.
-        max_supplements: N, the profile's ``max_supplements`` (1 … 2**53-1).
-        steer: whether the host can send a supplement into the turn now. False for a
-            retry from the shell after the turn stopped (design.md §7: a retry "uses no
-            supplement"): a problem verdict with budget left is then handed to the
-            user (``needs-user`` / ``hand-to-user``) and nothing is counted.
-
-    Returns:
-        ``(new_state, action)``; see the module docstring for the table.
-
-        * ``skipped`` -> state unchanged, action ``skip``.
-        * ``incomplete`` -> status ``incomplete``, ``last_error`` = the reason, counts
-          unchanged, action ``incomplete``.
-        * verdict ``complete`` -> ``done`` / ``finish``; ``needs-user`` ->
-          ``needs-user`` / ``hand-to-user``; a problem verdict with
-          ``supplements_used < N`` -> ``awaiting-supplement`` / ``supplement`` with
-          round ``supplements_used + 1``; a problem verdict otherwise -> ``exhausted``
-          / ``exhausted``. Every verdict adds one audit and extends ``chain``.
-        * a state already ``exhausted`` or ``cancelled`` is returned unchanged with
-          its terminal action again, whatever the outcome.
-
-    Raises:
-        ValueError: for an invalid ``max_supplements``, an unknown outcome status, a
-            ``verdict`` outcome without a verdict, or an unknown assessment.
-    """
-    maximum = validate_max_supplements(max_supplements)
-    used = state.supplements_used
-    if state.status == "cancelled":
-        return state, Action("cancelled", used, maximum, "audit cancelled earlier in this turn")
-    if state.status == "exhausted":
-        return state, Action("exhausted", used, maximum, _exhausted_reason(state, maximum))
-
-    if outcome.status == "skipped":
-        return state, Action("skip", used, maximum, outcome.reason or "no audit was due")
-    if outcome.status == "incomplete":
-        reason = outcome.reason or "the audit did not complete"
-        new = _replace(state, status="incomplete", last_error=reason)
-        return new, Action("incomplete", used, maximum, reason)
-    if outcome.status != "verdict":
-        raise ValueError(f"unknown audit outcome status {outcome.status!r}")
-    if outcome.verdict is None:
-        raise ValueError("an outcome with status 'verdict' must carry a verdict")
-
-    assessment = outcome.verdict.assessment
-    if assessment not in ASSESSMENTS:
-        raise ValueError(f"unknown assessment {assessment!r}; expected one of {ASSESSMENTS}")
-    audited = _replace(
-        state,
-        audits=state.audits + 1,
-        chain=(*state.chain, assessment),
-        last_focus_id=outcome.verdict.focus.id,
-        last_error=None,
-    )
-    if assessment == "complete":
-        return _replace(audited, status="done"), Action("finish", used, maximum, "complete")
-    if assessment == "needs-user":
-        return (
-            _replace(audited, status="needs-user"),
-            Action("hand-to-user", used, maximum, "completion depends on the user"),
-        )
-    # A problem verdict: omission, contradiction or unknown share the budget.
-    assert assessment in PROBLEM_ASSESSMENTS
-    if used < maximum and not steer:
-        return (
-            _replace(audited, status="needs-user"),
-            Action(
-                "hand-to-user",
-                used,
-                maximum,
-                f"{assessment}: shown to the user; the turn has stopped, no supplement sent",
-            ),
-        )
-    if used < maximum:
-        k = used + 1
-        return (
-            _replace(audited, status="awaiting-supplement", supplements_used=k),
-            Action("supplement", k, maximum, f"{assessment}: supplement {k}/{maximum}"),
-        )
-    exhausted = _replace(audited, status="exhausted")
-    return exhausted, Action("exhausted", used, maximum, _exhausted_reason(exhausted, maximum))
-
-
-def cancel(
-    state: LoopState, max_supplements: int = DEFAULT_MAX_SUPPLEMENTS
-) -> tuple[LoopState, Action]:
-    """End the turn's audit on the user's request (design.md §8 "cancel").
-
-    Nothing is rewritten: the chain and counts are kept, the turn is declared
-    neither a success nor a failure. Cancelling twice is harmless.
-
-    Args:
-        state: the turn's state.
-        max_supplements: N in force, only copied into the returned action (pass the
-            profile's value; the default is the shipped default 3, design.md §10).
-
-    Returns:
-        ``(state with status "cancelled", Action("cancelled", supplements_used, N))``.
-
-    Raises:
-        ValueError: for an invalid ``max_supplements``.
-    """
-    maximum = validate_max_supplements(max_supplements)
-    new = _replace(state, status="cancelled")
-    return new, Action("cancelled", state.supplements_used, maximum, "cancelled by the user")
-
-
 def end_reason(state: LoopState, max_supplements: int | None = None) -> str:
     """A short English description of where the loop stands, for reports and records.
 
@@ -427,15 +262,3 @@ def end_reason(state: LoopState, max_supplements: int | None = None) -> str:
         "cancelled": "cancelled",
     }
     return reasons[state.status]
-
-
-def _exhausted_reason(state: LoopState, maximum: int) -> str:
-    last = state.last_verdict or "problem"
-    return f"{last} remains; supplement budget used up ({state.supplements_used}/{maximum})"
-
-
-def _replace(state: LoopState, **changes: Any) -> LoopState:
-    values = state.to_json()
-    values["chain"] = state.chain
-    values.update(changes)
-    return LoopState(**values)

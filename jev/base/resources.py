@@ -33,7 +33,7 @@ def data_dir(kind: str) -> Path:
     """
     if kind not in _KINDS:
         raise ValueError(f"unknown data kind {kind!r}; expected one of {_KINDS}")
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parent.parent  # the jev package (this is jev/base/)
     repo = here.parent.joinpath(*_REPO_FOLDERS.get(kind, (kind,)))
     for candidate in (here / kind, repo):
         if candidate.is_dir():

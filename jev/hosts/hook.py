@@ -1,4 +1,4 @@
-"""The generic stop-hook runner: host stdin → current turn → :class:`jev.pipeline.audit.Auditor` → answer.
+"""The generic stop-hook runner: host stdin → current turn → ``Auditor`` → answer.
 
 One call of :func:`run_stop_hook` is one stop of one host (design.md §2, §8, §12, §14). The
 host's adapter (:mod:`jev.hosts.base`, looked up in :mod:`jev.hosts.registry`) does

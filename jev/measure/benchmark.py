@@ -34,7 +34,8 @@ from jev.base.domain import ASSESSMENTS, Material, Settings
 from jev.base.errors import UsageError
 from jev.base.resources import data_dir
 from jev.measure.evaluate import INCOMPLETE, Case, EvalReport, load_cases, percentile
-from jev.pipeline.render import prepare
+from jev.pipeline.material import number
+from jev.pipeline.render import render_audit
 
 __all__ = [
     "BUILTIN_SETS",
@@ -125,7 +126,7 @@ def estimate_tokens(text: str) -> int:
 
 def _rendered_tokens(material: Material) -> tuple[int, int] | None:
     """(fixed rules tokens, whole input tokens) of the judge input for ``material``."""
-    judge_input = prepare(material, Settings()).judge_input
+    judge_input = render_audit(number(material), Settings()).judge_input
     return estimate_tokens(judge_input.system), estimate_tokens(
         judge_input.system + judge_input.user
     )

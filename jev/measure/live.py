@@ -21,14 +21,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from jev.measure.replay_source import Entry
-
 from jev.base import safejson
 from jev.base.domain import AuditOutcome, Material, Settings
 from jev.base.errors import UsageError
 from jev.base.record import Record
 from jev.measure.metrics import INCOMPLETE, Confusion, format_confusion
 from jev.measure.replay import AUDITED_STATUSES, RecordReplay
+from jev.measure.replay_source import Entry
 from jev.pipeline.audit import run_audit
 
 if TYPE_CHECKING:

@@ -1,24 +1,25 @@
-"""The one audit orchestrator (design.md §2–§8, §11, §14).
+"""The orchestrator: one audit, in the order of its steps (design.md §2–§8, §11, §14).
 
 Every audit — a host's Stop hook, an agent loop using the API, ``jev audit``,
-``jev retry``, ``jev eval`` and replay — runs through this module, in this order:
+``jev retry``, ``jev eval`` and replay — runs through this module. :func:`run_audit` is
+one audit of a turn's material, the steps of :mod:`jev.pipeline` in order:
 
-1. **gate** — no Todo use in the turn: ``skipped``, no judge call (design.md §2);
-2. **material → positions → render** — number the material (:mod:`jev.base.segments`) and
-   render the whole judge input in the profile's language (:mod:`jev.pipeline.render`);
-3. **budget** — input over ``evidence_chars`` is refused: ``incomplete``, no judge
-   call, nothing truncated (design.md §7);
-4. **ask / parse / retry** — ask the judge once, parse the reply (:mod:`jev.pipeline.parse`);
-   on a response error or a retryable transport failure make up to
-   ``judge.technical_retries`` more calls, waiting as :mod:`jev.pipeline.ask` says
-   (design.md §6). Steps 1–4 are :func:`run_audit` (in :mod:`jev.pipeline.audit`), which returns
-   an :class:`~jev.base.domain.AuditOutcome`;
-5. **loop decision** — :func:`conclude` (in :mod:`jev.pipeline.decide`) folds the outcome
-   into the turn's loop state (:func:`jev.pipeline.decide.decide`) and renders the supplement or
-   notice text (design.md §8);
-6. **record** — :class:`Auditor` claims the turn in the store (a lease, so concurrent
-   stops never double count), runs 1–5 and writes the new state and one record
-   (:func:`jev.pipeline.record.build_record`) in one transaction.
+1. **gate** (:func:`~jev.pipeline.gate.gate`) — no Todo use: ``skipped``, no judge call;
+2. **material** (:func:`~jev.pipeline.material.number`) — numbered into positions;
+3. **render** (:func:`~jev.pipeline.render.render_audit`) — the whole judge input; then,
+   given the turn's runs, :func:`jev.evidence.step.before_judge` may decide alone;
+4. **budget** (:func:`~jev.pipeline.budget.budget_refusal`) — input over
+   ``evidence_chars`` is refused: ``incomplete``, nothing truncated;
+5. **ask and parse** (:func:`~jev.pipeline.ask.ask`) — the reply parsed
+   (:mod:`jev.pipeline.parse`), technical retries; then the user's checks, if asked for.
+
+:class:`Auditor` runs it inside the turn's loop: it claims the turn in the store (a
+lease, so concurrent stops never double count: :mod:`jev.pipeline.turn_state`), runs
+:func:`run_audit`, then in one transaction
+
+6. **decide** (:func:`~jev.pipeline.decide.conclude`) — folds the outcome into the turn's
+   loop state and renders the supplement or notice (:mod:`jev.pipeline.texts`);
+7. **record** (:func:`~jev.pipeline.record.build_record`) — one record, with the new state.
 
 The judge, the store, the clock and the sleep function are arguments, so tests,
 ``jev audit --no-record`` (an in-memory store), eval and replay swap them without
@@ -45,34 +46,28 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from jev.pipeline.budget import budget_refusal
-from jev.pipeline.record import build_record
-
 from jev import log
 from jev.base.domain import AuditOutcome, InputNote, Material, Settings, merge_notes
 from jev.base.loop_state import Action
 from jev.base.record import Record
 from jev.judges import create_judge
-from jev.pipeline.audit import run_audit
-from jev.pipeline.decide import (
-    ACTIONS,
-    Conclusion,
-    Decision,
-    cancel,
-    conclude,
-    decide,
-    notice_for,
-    ui_language,
-)
-from jev.pipeline.gate import SKIP_NO_TODO, should_audit
-from jev.pipeline.render import Prepared, prepare
+from jev.pipeline.ask import ask
+from jev.pipeline.budget import budget_refusal
+from jev.pipeline.decide import Decision, cancel, conclude, notice_for, ui_language
+from jev.pipeline.gate import SKIP_NO_TODO, gate
+from jev.pipeline.material import number
+from jev.pipeline.record import build_record
+from jev.pipeline.render import render_audit
 from jev.pipeline.texts import incomplete_notice
 from jev.pipeline.turn_state import (
+    DUPLICATE_WINDOW_S,
     JUDGE_CALLS_KEY,
-    cap_reached,
-    decision_from_json,
-    judge_call_cap,
+    REPLY_KEY,
+    STOP_KEY,
+    claim_turn,
     judge_calls,
+    judge_for_turn,
+    lease_seconds,
     state_of,
     turn_row,
     with_calls,
@@ -84,32 +79,76 @@ if TYPE_CHECKING:
     from jev.evidence.step import EvidenceInput
     from jev.judges import Judge
 
-__all__ = [
-    "ACTIONS",
-    "SKIP_NO_TODO",
-    "Auditor",
-    "Conclusion",
-    "Decision",
-    "Prepared",
-    "budget_refusal",
-    "conclude",
-    "prepare",
-    "run_audit",
-]
+__all__ = ["Auditor", "run_audit"]
 
-#: Extra seconds on top of the worst-case judge time before a claim lease expires.
-LEASE_MARGIN_S = 30.0
-#: A stop with material identical to the last decided stop of the turn, within this
-#: many seconds of that decision, repeats that stop: a non-block answer is given back
-#: as it was and counts nothing; a block reuses the stored verdict (no judge call) and
-#: is decided and counted again, so every block that leaves Jev is counted (issue 8).
-#: Later, an identical stop is a new audit, counted as usual.
-DUPLICATE_WINDOW_S = 15.0
-#: Key of the last valid judge reply of the turn, kept in the stored decision, so an
-#: identical re-stop reuses the verdict without a judge call and is still counted.
-REPLY_KEY = "judge_reply"
-#: Key of the identity of the host stop that got the turn's last block (issue 23).
-STOP_KEY = "stop"
+
+def run_audit(
+    material: Material,
+    settings: Settings,
+    judge: Judge,
+    *,
+    language: str | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+    evidence: EvidenceInput | None = None,
+) -> AuditOutcome:
+    """Run one audit attempt of a turn's material: steps 1–5 (design.md §2–§7).
+
+    Args:
+        material: the turn's request, latest Todo list and final answer.
+        settings: the effective profile (budget, language, judge retries).
+        judge: any :class:`jev.judges.Judge`; asked once, plus at most
+            ``settings.judge.technical_retries`` technical retries.
+        language: overrides ``settings.language`` (``auto``/``en``/``zh``).
+        sleep: called with the seconds to wait before a technical retry.
+        evidence: the turn's runs and whether checks may run (issue 21,
+            :mod:`jev.evidence.step`): a claim the turn's last matching run
+            contradicts is ``contradiction`` with no judge call; a ``complete``
+            verdict followed by a failed check is ``omission``. ``None``: no evidence
+            step.
+
+    Returns:
+        ``skipped`` (no Todo use), ``verdict`` (a normal audit) or ``incomplete``
+        (over budget: no judge call; or judge failure after the retries). Never raises
+        for judge or budget problems; :class:`jev.base.errors.JevError` from rendering
+        (e.g. a broken installation) propagates.
+    """
+    # 1. gate: a turn without Todo use is skipped
+    skipped = gate(material, settings, judge.info)
+    if skipped is not None:
+        return skipped
+    # 2. material: numbered into positions; 3. render: the whole judge input
+    with log.timed("render"):
+        prepared = render_audit(number(material), settings, language=language)
+    if evidence is not None:
+        # lazy: the evidence step only when the caller passed the turn's runs or checks
+        from jev.evidence.step import before_judge
+
+        with log.timed("evidence"):
+            decided = before_judge(
+                prepared.numbering,
+                settings,
+                evidence,
+                language=prepared.language,
+                material_hash=material.digest(),
+                template_hash=prepared.judge_input.template_hash,
+            )
+        if decided is not None:
+            return replace(decided, input_chars=prepared.judge_input.chars)
+    # 4. budget: refused when too large, never truncated
+    with log.timed("budget"):
+        refused = budget_refusal(prepared, settings, judge.info)
+    if refused is not None:
+        return refused
+    # 5. ask and parse, with the technical retries
+    with log.timed("judge"):
+        outcome = ask(judge, prepared, settings, sleep)
+    if evidence is None:
+        return outcome
+    # lazy: as for before_judge
+    from jev.evidence.step import after_judge
+
+    with log.timed("checks"):
+        return after_judge(outcome, prepared.numbering, settings, evidence)
 
 
 class Auditor:
@@ -130,7 +169,7 @@ class Auditor:
         sleep: called with seconds to wait before a technical retry.
         now: clock in epoch seconds (leases, record times).
         duplicate_window_s: seconds within which an identical stop is a duplicate
-            (see :data:`DUPLICATE_WINDOW_S`).
+            (see :data:`jev.pipeline.turn_state.DUPLICATE_WINDOW_S`).
 
     Raises:
         jev.base.errors.SettingsError: the profile file is invalid (from the first call).
@@ -402,6 +441,7 @@ class Auditor:
         material, replaced = material.scrubbed()
         if replaced:
             notes = merge_notes(notes, (InputNote("lone-surrogates", replaced, "the material"),))
+        # 1. gate, for the turn: a disabled profile (hooks), no Todo use
         if self.honour_enabled and not settings.enabled:
             return Decision(action="skip", notice="")
         if not material.todo_used:
@@ -411,57 +451,39 @@ class Auditor:
 
         key = self._key(session, turn)
         digest = material.digest()
-        judge_time = settings.judge.timeout_s * (1 + settings.judge.technical_retries)
-        lease_s = judge_time + LEASE_MARGIN_S
-        if self.evidence is not None and self.evidence.checks:  # the user's checks run too
-            lease_s += settings.evidence.check_timeout_s * len(settings.evidence.checks)
+        checks = self.evidence is not None and self.evidence.checks  # the user's checks run too
+        lease_s = lease_seconds(settings, checks=bool(checks))
 
         reused: list[str | None] = [None]
 
         def claim(row: TurnRow | None) -> tuple[TurnRow | None, list[Record], Decision | None]:
-            now = self._now()
-            reused[0] = None
-            state = state_of(row)
-            if row is not None and row.lease_until is not None and row.lease_until > now:
-                return None, [], Decision(action="busy", notice="", state=state)
-            if stop and row is not None and (row.decision or {}).get(STOP_KEY) == stop:
-                # A duplicate invocation of the stop that got the last block: it is
-                # delivered by that invocation; this one says nothing, counts nothing.
-                return None, [], Decision(action="busy", notice="", state=state)
-            if (
-                not force
-                and row is not None
-                and row.material_hash == digest
-                and row.decision is not None
-                and row.updated_at is not None
-                and now - row.updated_at < self.duplicate_window_s
-            ):
-                if row.decision.get("action") != "supplement":
-                    # The same stop again with a non-block answer: same answer, no count.
-                    return None, [], decision_from_json(row.decision, state)
-                # The same report again after a block: the stored verdict is reused (no
-                # judge call) and decided again, so a repeated block is a counted block.
-                reused[0] = row.decision.get(REPLY_KEY)
-            if force and state.status == "cancelled":
-                state = replace(state, status="auditing")
-            if not should_audit(state, settings.max_supplements):
-                # Exhausted or cancelled: show where the turn stands, audit nothing.
-                _, action = decide(state, AuditOutcome("skipped"), settings.max_supplements)
-                kind = "exhausted" if state.status == "exhausted" else state.status
-                action = replace(action, kind=kind)
-                notice = notice_for(state, action, None, settings)
-                return None, [], Decision(action=kind, notice=notice, state=state)
-            if not force and reused[0] is None and judge_calls(row) >= judge_call_cap(settings):
-                return None, [], cap_reached(state, settings)
-            new_row = turn_row(key, row, state, None, lease=now + lease_s, material_hash=digest)
-            return new_row, [], None
+            new_row, answer, reused[0] = claim_turn(
+                row,
+                key,
+                settings,
+                digest=digest,
+                now=self._now(),
+                lease_s=lease_s,
+                force=force,
+                stop=stop,
+                duplicate_window_s=self.duplicate_window_s,
+            )
+            return new_row, [], answer
 
+        # the claim of the turn's row: a lease, or the answer without an audit
         with log.timed("claim"):
             claimed = self._transact(key, claim)
         if claimed is not None:
             return claimed
 
-        judge, audit_settings = self._judge_for_turn(key, settings, reused[0], force=force)
+        # steps 1-5 on the material, with the judge the turn's call cap allows
+        judge, audit_settings = judge_for_turn(
+            self.judge(settings),
+            settings,
+            reused[0],
+            force=force,
+            row=lambda: self.store.get_turn(key),
+        )
         outcome = run_audit(
             material, audit_settings, judge, sleep=self._sleep, evidence=self.evidence
         )
@@ -473,6 +495,7 @@ class Auditor:
             reply = outcome.raw_replies[-1]
         decide_ms = [0.0]  # for the log's decide and record steps (jev.log)
 
+        # 6. decide and 7. record, with the turn's new row, in one transaction
         def finish(row: TurnRow | None) -> tuple[TurnRow | None, list[Record], Decision]:
             before = state_of(row)
             if row is not None and row.material_hash not in (None, digest):
@@ -540,30 +563,6 @@ class Auditor:
         log.step("record", (time.perf_counter() - began) * 1000.0 - decide_ms[0])
         assert decision is not None
         return decision
-
-    def _judge_for_turn(
-        self, key: TurnKey, settings: Settings, reused: str | None, *, force: bool
-    ) -> tuple[Judge, Settings]:
-        """The judge and settings of this audit: the stored reply played back when an
-        identical re-stop reuses the verdict; otherwise the real judge, with technical
-        retries cut so the turn stays within :func:`judge_call_cap`."""
-        real = self.judge(settings)
-        if reused is not None:
-            # lazy: the scripted judge only for a reused verdict (start-up of jev audit)
-            from jev.judges.scripted import ScriptedJudge
-
-            info = real.info
-            judge = ScriptedJudge(
-                [reused], provider=info.provider, model=info.model, heuristic=info.heuristic
-            )
-            return judge, replace(settings, judge=replace(settings.judge, technical_retries=0))
-        if force:
-            return real, settings
-        left = judge_call_cap(settings) - judge_calls(self.store.get_turn(key))
-        retries = max(0, min(settings.judge.technical_retries, left - 1))
-        if retries == settings.judge.technical_retries:
-            return real, settings
-        return real, replace(settings, judge=replace(settings.judge, technical_retries=retries))
 
     def _transact(
         self, key: TurnKey, fn: Callable[..., Any], records_days: int = 30

@@ -1,4 +1,7 @@
-"""Turn a judge's raw reply text into a :class:`~jev.base.domain.Verdict` (design.md §6).
+"""Step 5 of an audit, with :mod:`jev.pipeline.ask`: the judge's reply parsed (design.md §6).
+
+:func:`parse_reply` turns the reply text into a :class:`~jev.base.domain.Verdict`;
+:class:`jev.pipeline.ask.Attempts` calls it on every answer (the first valid one wins).
 
 Accepted shapes (surrounding whitespace ignored):
 

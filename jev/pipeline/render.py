@@ -1,4 +1,8 @@
-"""Render Jev's prompts and count the judge input against the budget (design.md §5, §7, §9).
+"""Step 3 of an audit: render the whole judge input (design.md §5), and Jev's other prompts (§9).
+
+:func:`render_audit` is the step: the numbered material (:mod:`jev.pipeline.material`)
+becomes the judge input in the profile's language, whole — the next step
+(:mod:`jev.pipeline.budget`) refuses it when it is too large; nothing is cut here.
 
 This is the only module that imports jinja2. Templates live in the shipped
 ``prompts/`` folder and are rendered by one cached environment with
@@ -25,13 +29,13 @@ import hashlib
 import json
 import json.encoder
 import os
-from dataclasses import replace
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from jev.base.domain import JudgeInput, Numbering
-from jev.base.errors import OverBudget, UsageError
-from jev.base.language import LANGUAGES
+from jev.base.domain import JudgeInput, Material, Numbering, Settings
+from jev.base.errors import UsageError
+from jev.base.language import LANGUAGES, resolve_language
 from jev.base.resources import data_dir
 from jev.base.safejson import scrub_surrogates
 
@@ -40,16 +44,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CLOSE_MARKER",
-    "MAX_BUDGET_CHARS",
     "OPEN_MARKER",
-    "check_budget",
+    "Prepared",
     "data_json",
     "judge_template_names",
+    "render_audit",
     "render_judge_input",
     "render_template",
     "rules_chars",
     "template_hash",
-    "with_retry_note",
 ]
 
 #: Line that opens the material data block in the judge's user message.
@@ -58,8 +61,34 @@ OPEN_MARKER = "<<<MATERIAL>>>"
 CLOSE_MARKER = "<<<END MATERIAL>>>"
 _encode_string: Any = json.encoder.encode_basestring  # C-accelerated when available
 
-#: Largest accepted ``evidence_chars`` (design.md §7, §10).
-MAX_BUDGET_CHARS = 1_000_000
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A rendered audit ready for the judge: numbering, judge input and language."""
+
+    material: Material
+    numbering: Numbering
+    judge_input: JudgeInput
+    language: str
+
+
+def render_audit(
+    numbering: Numbering, settings: Settings, *, language: str | None = None
+) -> Prepared:
+    """Step 3: render the whole judge input of the numbered material (design.md §5).
+
+    Args:
+        numbering: the numbered material (:func:`jev.pipeline.material.number`).
+        settings: the effective profile (``language`` is used unless overridden).
+        language: ``en``/``zh``/``auto`` to override ``settings.language``.
+
+    Returns:
+        The :class:`Prepared` audit. Budget is not checked here
+        (:func:`jev.pipeline.budget.budget_refusal` is the next step).
+    """
+    material = numbering.material
+    lang = resolve_language(language or settings.language, material)
+    return Prepared(material, numbering, render_judge_input(numbering, lang), lang)
 
 
 def data_json(value: Any) -> str:
@@ -257,51 +286,3 @@ def render_judge_input(numbering: Numbering, language: str) -> JudgeInput:
         language=language,
         template_hash=template_hash(system_name, user_name),
     )
-
-
-def check_budget(judge_input: JudgeInput, budget_chars: int) -> None:
-    """Refuse a judge input larger than the budget; never truncate (design.md §7).
-
-    Args:
-        judge_input: the rendered input; its size is ``judge_input.chars``
-            (characters of rules + reference list + material).
-        budget_chars: ``evidence_chars``, an ``int`` in 1 … 1,000,000.
-
-    Raises:
-        UsageError: ``budget_chars`` is not an int (``bool`` is refused) or is outside
-            1 … 1,000,000.
-        OverBudget: ``judge_input.chars > budget_chars`` (carries both numbers).
-    """
-    if not isinstance(budget_chars, int) or isinstance(budget_chars, bool):
-        raise UsageError(
-            f"evidence_chars must be a whole number of characters, got {budget_chars!r}; "
-            f"use an integer from 1 to {MAX_BUDGET_CHARS:,}."
-        )
-    if not 1 <= budget_chars <= MAX_BUDGET_CHARS:
-        raise UsageError(
-            f"evidence_chars must be from 1 to {MAX_BUDGET_CHARS:,} characters, "
-            f"got {budget_chars:,}."
-        )
-    size = judge_input.chars
-    if size > budget_chars:
-        raise OverBudget(size, budget_chars)
-
-
-_RETRY_NOTES = {
-    "en": "Your previous reply was not accepted ({what}). Answer again with the JSON object only.",
-    "zh": "你上一次的回复未被接受（{what}）。请重新只回复一个 JSON 对象。",
-}
-
-
-def with_retry_note(judge_input: JudgeInput, what: str) -> JudgeInput:
-    """The judge input of a technical retry after a refused reply (design.md §6; issue 20
-    item 3): the same system block and material, plus one closing line saying what was
-    wrong with the last reply, so a server's prompt cache at temperature 0 does not
-    return the same invalid reply. ``what`` is the parser's short message (cut to 160
-    characters). The note is not material: it is not counted against
-    ``evidence_chars`` (the budget was checked before the first call)."""
-    what = " ".join(what.split())
-    if len(what) > 160:
-        what = what[:159] + "…"
-    note = _RETRY_NOTES.get(judge_input.language, _RETRY_NOTES["en"]).format(what=what)
-    return replace(judge_input, user=f"{judge_input.user}\n{note}")

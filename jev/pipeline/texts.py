@@ -1,5 +1,5 @@
 """Texts Jev shows: the supplement, user notices, the report line, the system-prompt
-section (design.md §6–§9).
+section (design.md §6–§9). Step 6 (:mod:`jev.pipeline.decide`) renders the first three.
 
 Every wording lives in a template of ``prompts/`` in English and Chinese
 (``supplement.*.j2``, ``notice.*.j2``, ``system_section.*.j2``); this module only
@@ -57,14 +57,16 @@ def _language(language: str) -> str:
 
 
 def _render(stem: str, language: str, **context: Any) -> str:
-    # lazy: jinja2 (via jev.pipeline.render) only when a text is rendered; importing texts stays light
+    # lazy: jinja2 (via jev.pipeline.render) only when a text is rendered; importing
+    # texts stays light
     from jev.pipeline.render import render_template
 
     return render_template(f"{stem}.{_language(language)}.j2", **context).strip("\n")
 
 
 def text_template_names(language: str) -> tuple[str, ...]:
-    """File names of the text templates of ``language`` (for :func:`jev.pipeline.render.template_hash`).
+    """File names of the text templates of ``language`` (for
+    :func:`jev.pipeline.render.template_hash`).
 
     Raises:
         ValueError: for a language other than ``en``/``zh``.

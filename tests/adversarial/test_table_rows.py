@@ -69,9 +69,8 @@ def test_lone_surrogate_in_material_is_consistent_in_the_record(
 
 @pytest.mark.parametrize("depth", [100_000, 900, 40])
 def test_deep_reply_is_reply_malformed(depth: int) -> None:
-    from jev.pipeline.material import number
-
     from jev.base.domain import Material, TodoItem
+    from jev.pipeline.material import number
     from jev.pipeline.parse import parse_reply
 
     numbering = number(

@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from jev.pipeline.material import number
 
 from jev.base.domain import Material
 from jev.cli import main
+from jev.pipeline.material import number
 from tests.conftest import FIXTURES, REPO
 from tests.fakeserver import FakeProvider, openai_completion, running_provider
 from tests.store.helpers import DbTarget

@@ -146,5 +146,6 @@ def test_fast_path_imports_only_the_standard_library(tmp_path: Path, jev_home: P
         "jev.hosts.claude_code.adapter",
         "jev.hosts.ccformat",
         "jev.hosts.ccformat.records",
+        "jev.base",  # the package of the bottom layer (a docstring, no imports)
         "jev.base.paths",
     }

@@ -8,13 +8,13 @@ from typing import Any
 
 import jsonschema
 import pytest
-from jev.pipeline.material import number
 
 from jev.base.domain import JudgeInput, Material, Numbering
 from jev.base.errors import TransportError
 from jev.judges.anthropic import AnthropicJudge
 from jev.judges.constrained import MAX_ENUM_IDS, MEMORY, reply_schema
 from jev.judges.openai_compat import OpenAIJudge
+from jev.pipeline.material import number
 from jev.pipeline.parse import parse_reply
 from tests.fakeserver import (
     FakeProvider,

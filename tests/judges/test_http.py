@@ -135,10 +135,9 @@ def test_ollama_404_from_a_server_that_is_not_ollama_names_the_openai_provider(
     fake_provider: FakeProvider,
 ) -> None:
     """Issue 20 item 3: llama-server has no /api/chat; "check judge.model" misled."""
-    from jev.pipeline.material import number
-
     from jev.base.domain import JudgeInput, Material
     from jev.judges.ollama import OllamaJudge
+    from jev.pipeline.material import number
 
     numbering = number(Material(("Fix it",)))
     fake_provider.script(Reply(status=404, body="File Not Found"))

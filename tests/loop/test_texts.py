@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from jev.pipeline.material import number
 
 from jev.base.domain import Material, Position, Verdict
 from jev.base.loop_state import Action, LoopState
 from jev.pipeline.decide import cancel, decide
+from jev.pipeline.material import number
 from jev.pipeline.texts import (
     DISPLAY_QUOTE_CHARS,
     display_quote,

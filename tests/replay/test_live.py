@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jev.measure.replay_source import iter_jsonl
 
 from jev.base.domain import JudgeSettings, Settings
 from jev.cli import main
 from jev.judges.scripted import ScriptedJudge
 from jev.measure.live import live_replay
+from jev.measure.replay_source import iter_jsonl
 from tests.conftest import REPO
 from tests.fakeserver import FakeProvider, Reply, openai_completion
 from tests.replay.conftest import golden_lines, write_jsonl

@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from jev.measure.replay_source import iter_jsonl
 
 from jev.base.record import Record
 from jev.cli import main
 from jev.measure.replay import replay, replay_record
+from jev.measure.replay_source import iter_jsonl
 from jev.store import Store
 from tests.replay.conftest import GOLDEN, golden_lines, run_jev, write_jsonl
 from tests.replay.make_golden import generate

@@ -164,7 +164,8 @@ def test_console_script_is_the_same_entry_point() -> None:
 
 def test_reading_settings_stays_light() -> None:
     code = (
-        "import sys; from jev.settings.profiles import load_settings, list_profiles; load_settings(); "
+        "import sys; from jev.settings.profiles import load_settings, list_profiles; "
+        "load_settings(); "
         "list_profiles(); heavy = [m for m in ('httpx', 'jinja2', 'jsonschema', 'pydantic', "
         "'tomlkit') if m in sys.modules]; print(heavy)"
     )

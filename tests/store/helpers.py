@@ -6,8 +6,6 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from jev.pipeline.record import build_record
-
 from jev.base.domain import (
     AuditOutcome,
     JudgeInfo,
@@ -22,6 +20,7 @@ from jev.base.domain import (
 from jev.base.loop_state import LoopState
 from jev.base.record import Record
 from jev.pipeline.decide import conclude
+from jev.pipeline.record import build_record
 from jev.store import TurnKey
 from tests.conftest import FIXTURES
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from jev.pipeline.material import number
 
 from jev.base.domain import Material, TodoItem
 from jev.base.errors import SettingsError
 from jev.base.record import Record
+from jev.pipeline.material import number
 from jev.settings import profiles as st
 from jev.store import Store, default_store_path
 from jev.ui import records_view as rv

@@ -4,10 +4,10 @@ real ``jev.pipeline.material.number`` (design.md §4)."""
 from __future__ import annotations
 
 import pytest
-from jev.pipeline.material import number
 
 from jev.base.domain import JudgeInput, Material, Numbering, TodoItem
 from jev.judges.rules import RuleHit, explain
+from jev.pipeline.material import number
 
 DUMMY_INPUT = JudgeInput(system="s", user="u", language="en", template_hash="0" * 64)
 

@@ -6,13 +6,13 @@ the whole corpus runs under ``-m slow``."""
 from __future__ import annotations
 
 import pytest
-from jev.pipeline.material import number
 
 from jev.base.domain import Material, TodoItem
 from jev.judges.rules import explain
 from jev.judges.rules._base import _core_answers, _filler
 from jev.measure.benchmark import builtin_cases
 from jev.measure.evaluate import Case
+from jev.pipeline.material import number
 from tests.judges.rules.helpers import turn
 from tests.judges.rules.rewordings import rewordings
 

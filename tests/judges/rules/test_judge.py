@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jev.pipeline.material import number
 
 from jev.base.domain import JudgeSettings, Material
 from jev.judges import create_judge
 from jev.judges.rules import RULE_IDS, RulesJudge, explain
+from jev.pipeline.material import number
 from jev.pipeline.parse import parse_reply
 from tests.conftest import FIXTURES, REPO
 from tests.judges.rules.helpers import DUMMY_INPUT, turn

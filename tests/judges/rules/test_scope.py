@@ -8,11 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
-from jev.pipeline.material import number
 
 from jev.base.domain import Material
 from jev.hosts.transcript import read_turns
 from jev.judges.rules import explain
+from jev.pipeline.material import number
 from tests.conftest import FIXTURES
 
 ISSUE12 = sorted((FIXTURES / "issue12").glob("*.json"))
