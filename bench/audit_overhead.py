@@ -7,7 +7,7 @@ to-the-judge by design) it prints:
 
 * the time of each step of Jev's own work: number (positions), render (jinja2 judge
   input), budget check, parse + map of the reply — and their sum, the "overhead";
-* the time of a whole :func:`jev.auditor.run_audit` with an instant, counting stand-in
+* the time of a whole :func:`jev.pipeline.audit.run_audit` with an instant, counting stand-in
   judge (adds language resolution, the material digest and outcome building);
 * both as a ratio to ``json.loads`` of the same material serialised as JSON (a
   machine-independent yardstick);
@@ -29,8 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from jev.auditor import run_audit
-from jev.domain import (
+from jev.base.domain import (
     JudgeAnswer,
     JudgeInfo,
     JudgeInput,
@@ -40,9 +39,11 @@ from jev.domain import (
     Settings,
     TodoItem,
 )
-from jev.positions import number
-from jev.render import MAX_BUDGET_CHARS, check_budget, render_judge_input
-from jev.reply import parse_reply
+from jev.pipeline.audit import run_audit
+from jev.pipeline.budget import MAX_BUDGET_CHARS, check_budget
+from jev.pipeline.material import number
+from jev.pipeline.parse import parse_reply
+from jev.pipeline.render import render_judge_input
 
 TARGETS = (2_000, 24_000, 240_000, 1_000_000)
 

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from jev.evidence.finding import check_runs
 from jev.hosts.claude_code.transcript import read_current_turn
-from jev.positions import number
+from jev.pipeline.material import number
 
 _LOG_LINE = "tests/test_module_{i}.py::test_case_{j} PASSED                      [ {p:3d}%]\n"
 

@@ -16,11 +16,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from jev.errors import JevError
+from jev.base.errors import JevError
 from jev.evidence.claims import find_claims
 from jev.evidence.finding import check_runs
 from jev.hosts.transcript import read_turns
-from jev.positions import number
+from jev.pipeline.material import number
 
 
 def main() -> int:

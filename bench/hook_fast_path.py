@@ -199,7 +199,10 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="jev-bench-"))
     try:
         env = dict(os.environ, JEV_HOME=str(folder / "home"))
-        enable = "from jev.settings import save_settings; save_settings(None, {'enabled': True})"
+        enable = (
+            "from jev.settings.profiles import save_settings; "
+            "save_settings(None, {'enabled': True})"
+        )
         subprocess.run([sys.executable, "-c", enable], env=env, check=True)
         last = _turn_records(99, todos=False)
         files = {}

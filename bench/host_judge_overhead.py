@@ -32,10 +32,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from jev.domain import JudgeSettings, Material, TodoItem
+from jev.base.domain import JudgeSettings, Material, TodoItem
 from jev.judges import create_judge
-from jev.positions import number
-from jev.render import render_judge_input
+from jev.pipeline.material import number
+from jev.pipeline.render import render_judge_input
 from tests.hosts_real.conftest import HostHome
 from tests.hosts_real.test_host_judges import RULES, host_judge
 

@@ -3,7 +3,7 @@
 Generates records exports by cycling the golden records
 (``tests/fixtures/golden/records.jsonl``: every verdict, every response-error kind,
 over-budget, a three-round chain, …) with unique session ids, then replays each
-export in a fresh subprocess (``jev.replay.replay`` over ``iter_source``, the code
+export in a fresh subprocess (``jev.measure.replay.replay`` over ``iter_source``, the code
 behind ``jev replay``) and reports:
 
 * records per second on 100,000 records (target >= 5,000/s), without (the default)
@@ -30,7 +30,8 @@ GOLDEN = REPO / "tests" / "fixtures" / "golden" / "records.jsonl"
 _CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
-from jev.replay import iter_source, replay
+from jev.measure.replay import replay
+from jev.measure.replay_source import iter_source
 path, validate = Path(sys.argv[1]), sys.argv[2] == "1"
 # Warm the caches (templates, schemas) outside the timed part.
 replay(iter_source([Path(sys.argv[3])], validate=validate))

@@ -22,9 +22,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from jev.domain import ASSESSMENTS, Material, Numbering
+from jev.base.domain import ASSESSMENTS, Material, Numbering
 from jev.judges.rules import RuleHit, explain
-from jev.positions import number
+from jev.pipeline.material import number
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_FOLDERS = (

@@ -34,7 +34,7 @@ GOLDEN = REPO / "tests" / "fixtures" / "golden" / "records.jsonl"
 _WRITER = r"""
 import json, sys, time
 from dataclasses import replace
-from jev.records import Record
+from jev.base.record import Record
 from jev.store import Store, TurnKey, TurnRow
 target, worker, count, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 template = Record.from_json(json.loads(open(sys.argv[5], encoding="utf-8").readline()))
@@ -89,7 +89,7 @@ def fill(target: str, total: int) -> None:
     """Make the store hold exactly ``total`` records (copying rows in SQL)."""
     from dataclasses import replace
 
-    from jev.records import Record
+    from jev.base.record import Record
     from jev.store import Store
 
     lines = [json.loads(x) for x in GOLDEN.read_text("utf-8").splitlines() if x.strip()]
@@ -102,7 +102,7 @@ def fill(target: str, total: int) -> None:
                 for n in range(have, base):
                     record = Record.from_json(lines[n % len(lines)])
                     stamp = now - (n % 30) * 86_400 - n
-                    from jev.records import iso_utc
+                    from jev.base.record import iso_utc
 
                     tx.add_record(replace(record, session=f"s{n}", created_at=iso_utc(stamp)))
         cols = (

@@ -16,20 +16,20 @@ __version__ = "0.1.0"
 
 #: public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "Auditor": "jev.auditor",
-    "Decision": "jev.auditor",
-    "run_audit": "jev.auditor",
-    "Material": "jev.domain",
-    "TodoItem": "jev.domain",
-    "Settings": "jev.domain",
-    "JudgeSettings": "jev.domain",
-    "Verdict": "jev.domain",
-    "AuditOutcome": "jev.domain",
-    "JevError": "jev.errors",
+    "Auditor": "jev.pipeline.audit",
+    "Decision": "jev.pipeline.decide",
+    "run_audit": "jev.pipeline.audit",
+    "Material": "jev.base.domain",
+    "TodoItem": "jev.base.domain",
+    "Settings": "jev.base.domain",
+    "JudgeSettings": "jev.base.domain",
+    "Verdict": "jev.base.domain",
+    "AuditOutcome": "jev.base.domain",
+    "JevError": "jev.base.errors",
     "Judge": "jev.judges",
     "create_judge": "jev.judges",
     "register_judge": "jev.judges",
-    "load_settings": "jev.settings",
+    "load_settings": "jev.settings.profiles",
     "Store": "jev.store",
 }
 

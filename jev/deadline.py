@@ -9,7 +9,7 @@ most the time left of it:
   timeout is sized for them, :func:`hook_seconds`);
 * the store (SQLite's busy timeout; PostgreSQL's statement, lock and idle timeouts
   and a socket deadline, :mod:`jev.store.postgres`);
-* telemetry (:func:`jev.telemetry.export_records`, after the answer is written);
+* telemetry (:func:`jev.telemetry.export.export_records`, after the answer is written);
 * and, last, a watchdog (:mod:`jev.cli.hook_cmd`) that writes the answer offered so
   far — the counted block, once there is one, else a notice — and ends the process
   at the deadline, whatever is still waiting.

@@ -26,7 +26,7 @@ quote, ``=`` or nothing in it is a JSON string; milliseconds have one decimal.
 text: callers pass Jev's own words (reasons, kinds, names, counts, milliseconds);
 every string is still one-lined, cut to :data:`MAX_VALUE_CHARS` characters and
 scrubbed of the values of key-like environment variables (``*_API_KEY``,
-``*_TOKEN``, ``*_SECRET``, ``*_KEY``, via :func:`jev.redaction.redact_secrets`).
+``*_TOKEN``, ``*_SECRET``, ``*_KEY``, via :func:`jev.base.redaction.redact_secrets`).
 
 Built on the stdlib ``logging`` with a ``RotatingFileHandler``: size-bounded
 rotation and per-record formatting without a dependency or a hand-made rotation.
@@ -44,7 +44,7 @@ import json
 import os
 import time
 
-from jev.paths import jev_home_str
+from jev.base.paths import jev_home_str
 
 TYPE_CHECKING = False  # no ``typing`` import: this module may load on the fast path
 if TYPE_CHECKING:
@@ -135,7 +135,7 @@ def _value(value: object, secrets: list[str]) -> str:
     text = " ".join(str(value).split())
     if secrets:
         # lazy: only when a key-like variable is set
-        from jev.redaction import redact_secrets
+        from jev.base.redaction import redact_secrets
 
         text = redact_secrets(text, secrets, "[REDACTED]")
     if len(text) > MAX_VALUE_CHARS:

@@ -3,7 +3,7 @@
 ``pytest --jev-records DIR_OR_FILE`` (repeatable) collects every record of every
 ``*.jsonl`` export under the path as one test item, named
 ``<session>/<turn>/round<N>``. An item replays its record offline through the current
-reply parsing, loop decision and supplement text (:func:`jev.replay.replay_entry`) and
+reply parsing, loop decision and supplement text (:func:`jev.measure.replay.replay_entry`) and
 fails with the differences, both sides shown, when anything changed; a line that is
 not a valid record fails too.
 
@@ -24,7 +24,8 @@ from typing import Any
 
 import pytest
 
-from jev.replay import Entry, RecordReplay, iter_jsonl, replay_entry
+from jev.measure.replay import RecordReplay, replay_entry
+from jev.measure.replay_source import Entry, iter_jsonl
 
 __all__ = [
     "JevRecordItem",

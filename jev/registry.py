@@ -11,7 +11,7 @@ hook's path never scans installed packages for a built-in judge::
     myjudge = "jev_myjudge:MyJudge.from_settings"
 
 after which ``jev audit --judge myjudge`` and ``judge.provider = "myjudge"`` work.
-:mod:`jev.judges` builds judges from this registry; :mod:`jev.settings` checks
+:mod:`jev.judges` builds judges from this registry; :mod:`jev.settings.profiles` checks
 ``judge.provider`` against it.
 """
 

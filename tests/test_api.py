@@ -1,7 +1,7 @@
 """The Python API for hosts (issue 3 items 1, 6, 7): real SQLite store, scripted judge.
 
 Covers the rows of design.md §8 and the behaviour table of the Jev seed ("行为示例")
-through :class:`jev.auditor.Auditor`, the way a custom agent loop would drive it.
+through :class:`jev.pipeline.audit.Auditor`, the way a custom agent loop would drive it.
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from jev.auditor import Auditor, Decision
-from jev.domain import Material, Settings, TodoItem
-from jev.errors import TransportError
+from jev.base.domain import Material, Settings, TodoItem
+from jev.base.errors import TransportError
 from jev.judges.scripted import ScriptedJudge
+from jev.pipeline.audit import Auditor
+from jev.pipeline.decide import Decision
 from jev.store import Store, TurnKey
 from tests.store.helpers import DbTarget
 
@@ -277,7 +278,7 @@ def test_state_survives_a_new_auditor(tmp_path: Path) -> None:
 
 
 def test_profile_settings_are_read_from_disk(tmp_path: Path, jev_home: Path) -> None:
-    from jev.settings import save_settings
+    from jev.settings.profiles import save_settings
 
     save_settings("web", {"enabled": True, "max_supplements": 1})
     auditor = Auditor(

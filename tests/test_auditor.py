@@ -6,10 +6,11 @@ import json
 
 import pytest
 
-from jev.auditor import SKIP_NO_TODO, run_audit
-from jev.domain import Material, Settings, TodoItem
-from jev.errors import ContextLengthError, TransportError
+from jev.base.domain import Material, Settings, TodoItem
+from jev.base.errors import ContextLengthError, TransportError
 from jev.judges.scripted import ScriptedJudge
+from jev.pipeline.audit import run_audit
+from jev.pipeline.gate import SKIP_NO_TODO
 
 MATERIAL = Material(
     request=("Fix the parser and update the README.",),
@@ -22,7 +23,7 @@ GOOD = json.dumps({"assessment": "omission", "focus": "T2", "confidence": 0.8})
 def settings(**kw: object) -> Settings:
     from dataclasses import replace
 
-    from jev.domain import JudgeSettings
+    from jev.base.domain import JudgeSettings
 
     judge_kw = {k[6:]: v for k, v in kw.items() if k.startswith("judge_")}
     top = {k: v for k, v in kw.items() if not k.startswith("judge_")}
@@ -130,7 +131,7 @@ def test_language_override(language: str, marker: str) -> None:
 def test_a_retry_after_a_refused_reply_says_what_was_wrong() -> None:
     """Issue 20 item 3: a technical retry never resends the byte-identical prompt (a
     server's prompt cache at temperature 0 would return the same invalid reply)."""
-    from jev.domain import JudgeAnswer, JudgeInfo, JudgeInput, Numbering
+    from jev.base.domain import JudgeAnswer, JudgeInfo, JudgeInput, Numbering
 
     seen: list[JudgeInput] = []
     replies = iter(['{"assessment": "complete", "focus": "all"}', GOOD])
@@ -154,7 +155,7 @@ def test_a_timed_out_call_that_was_retried_stays_in_the_record() -> None:
     """Issue 20 item 3: the timeout's time counts in the latency and the reason names it."""
     import time
 
-    from jev.domain import JudgeAnswer, JudgeInfo, JudgeInput, Numbering
+    from jev.base.domain import JudgeAnswer, JudgeInfo, JudgeInput, Numbering
 
     calls = []
 

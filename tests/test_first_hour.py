@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from jev.base.domain import TodoItem
 from jev.cli import main
-from jev.domain import TodoItem
 from tests.conftest import FIXTURES, REPO
 
 REAL = FIXTURES / "real"
@@ -240,7 +240,7 @@ def test_exit_codes_never_collide() -> None:
 
 
 def test_replay_difference_is_exit_6_with_an_inline_diff(tmp_path: Path) -> None:
-    from jev.replay import inline_diff
+    from jev.measure.replay import inline_diff
 
     assert main(["audit", str(EXAMPLE)]) == 4
     export = tmp_path / "records.jsonl"
@@ -262,9 +262,10 @@ def test_replay_difference_is_exit_6_with_an_inline_diff(tmp_path: Path) -> None
 def test_a_problem_verdict_is_never_called_needs_user(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from jev.domain import AuditOutcome, Position, Verdict
-    from jev.loop import LoopState, decide, end_reason
-    from jev.texts import report_line
+    from jev.base.domain import AuditOutcome, Position, Verdict
+    from jev.base.loop_state import LoopState, end_reason
+    from jev.pipeline.decide import decide
+    from jev.pipeline.texts import report_line
 
     def verdict(assessment: str) -> AuditOutcome:
         focus = Position("T1", "todo", 1, "Update docs", status="pending")
@@ -360,7 +361,7 @@ def test_control_characters_are_made_visible_in_audit_and_records(tmp_path: Path
 
 
 def test_visible_keeps_ordinary_text() -> None:
-    from jev.terminal import json_visible, visible
+    from jev.base.terminal import json_visible, visible
 
     assert visible("完成 — done\n\tok") == "完成 — done\n\tok"
     assert visible("a\rb\x1b") == "a\\x0db\\x1b"
@@ -505,8 +506,8 @@ def test_report_and_overview_count_only_needs_user_verdicts_as_needs_user(
     ],
 )
 def test_eval_and_report_read_the_same_prices_file(text: str, tmp_path: Path) -> None:
-    from jev.evaluate import load_prices as eval_prices
-    from jev.report import load_prices as report_prices
+    from jev.measure.evaluate import load_prices as eval_prices
+    from jev.measure.report import load_prices as report_prices
 
     path = tmp_path / "prices.toml"
     path.write_text(text, encoding="utf-8")

@@ -9,10 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jev.domain import Material, TodoItem
-from jev.errors import SettingsError
-from jev.language import detect_language, resolve_language
-from jev.positions import number, segment
+from jev.base.domain import Material, TodoItem
+from jev.base.errors import SettingsError
+from jev.base.language import detect_language, resolve_language
+from jev.base.segments import segment
+from jev.pipeline.material import number
 from tests.strength import examples
 
 CASES = sorted((Path(__file__).parent / "fixtures" / "cases").glob("*.json"))
@@ -254,8 +255,8 @@ def test_auto_language_matches_case_label(path: Path) -> None:
 
 def test_table_separator_rows_are_not_positions() -> None:
     """Issue 20 item 2: ``|---|:--:|`` says nothing, so no judge can point at it."""
-    from jev.domain import Material
-    from jev.positions import number
+    from jev.base.domain import Material
+    from jev.pipeline.material import number
 
     answer = "| check | result |\n|---|:--:|\n| lint | ok |\n--- | ---\nDone: see the table."
     texts = [p.text for p in number(Material(("x",), (), answer)).positions if p.kind == "answer"]

@@ -16,7 +16,7 @@ def test_every_public_name_resolves() -> None:
 def test_importing_jev_is_cheap() -> None:
     probe = (
         "import sys, jev;"
-        "heavy = ('httpx', 'jinja2', 'jsonschema', 'pydantic', 'sqlite3', 'jev.auditor');"
+        "heavy = ('httpx', 'jinja2', 'jsonschema', 'pydantic', 'sqlite3', 'jev.pipeline.audit');"
         "print([m for m in heavy if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)

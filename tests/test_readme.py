@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from jev.render import rules_chars
+from jev.pipeline.render import rules_chars
 from tests.conftest import REPO
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
@@ -94,9 +94,9 @@ def test_rules_judge_is_not_worse_on_a_blind_set(
     checked against ``jev eval --builtin`` in tests/eval/test_builtin.py."""
     import json
 
-    from jev.auditor import run_audit
-    from jev.domain import Material, Settings
+    from jev.base.domain import Material, Settings
     from jev.judges.rules import RulesJudge
+    from jev.pipeline.audit import run_audit
     from tests.conftest import FIXTURES
 
     judge, settings = RulesJudge(), Settings()
@@ -154,7 +154,7 @@ def test_readme_from_formats_are_the_clis() -> None:
 
 
 def test_readme_hosts_and_judges_are_the_registrys() -> None:
-    from jev.domain import ASSESSMENTS
+    from jev.base.domain import ASSESSMENTS
     from jev.hosts.registry import host_names
     from jev.registry import offered_judge_names
     from tests.hosts_real.npm_hosts import PINNED

@@ -10,13 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jev.domain import JudgeInput, Material, TodoItem
-from jev.errors import OverBudget, UsageError
-from jev.positions import number
-from jev.render import (
+from jev.base.domain import JudgeInput, Material, TodoItem
+from jev.base.errors import OverBudget, UsageError
+from jev.base.resources import data_dir
+from jev.pipeline.budget import check_budget
+from jev.pipeline.material import number
+from jev.pipeline.render import (
     CLOSE_MARKER,
     OPEN_MARKER,
-    check_budget,
     data_json,
     judge_template_names,
     render_judge_input,
@@ -24,7 +25,6 @@ from jev.render import (
     rules_chars,
     template_hash,
 )
-from jev.resources import data_dir
 from tests.strength import examples
 
 CASES = sorted((Path(__file__).parent / "fixtures" / "cases").glob("*.json"))

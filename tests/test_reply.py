@@ -7,11 +7,11 @@ import json
 import jsonschema
 import pytest
 
-from jev.domain import Material, TodoItem
-from jev.errors import ResponseError
-from jev.positions import number
-from jev.reply import REPLY_SCHEMA, parse_reply
-from jev.resources import data_file
+from jev.base.domain import Material, TodoItem
+from jev.base.errors import ResponseError
+from jev.base.resources import data_file
+from jev.pipeline.material import number
+from jev.pipeline.parse import REPLY_SCHEMA, parse_reply
 
 NUMBERING = number(
     Material(

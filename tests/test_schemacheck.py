@@ -17,7 +17,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from jev.schemacheck import certainly_valid
+from jev.base.schemacheck import certainly_valid
 from tests.conftest import FIXTURES, REPO
 
 SCHEMAS = REPO / "schemas"

@@ -31,7 +31,7 @@ import importlib
 import os
 import sys
 
-from jev.paths import JUDGE_CHILD_ENV
+from jev.base.paths import JUDGE_CHILD_ENV
 
 # Not ``typing.TYPE_CHECKING``: importing typing would cost the hook's fast path.
 TYPE_CHECKING = False
@@ -171,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except Exception as exc:  # the one place internal errors become exit 1
         # lazy: `jev hook` (the fast path) imports this package; argparse etc. only for commands
-        from jev.errors import JevError, SettingsError, UsageError
+        from jev.base.errors import JevError, SettingsError, UsageError
 
         if isinstance(exc, UsageError | SettingsError):
             print(f"jev: {exc}", file=sys.stderr)

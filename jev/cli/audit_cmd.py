@@ -17,21 +17,21 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from jev.auditor import Auditor
+from jev.base.domain import notes_sentence
+from jev.base.errors import JevError, MaterialMissing, StoreError, UsageError
+from jev.base.terminal import json_visible, visible
 from jev.cli import EXIT_INCOMPLETE, EXIT_NEEDS_USER, EXIT_OK, EXIT_PROBLEM
-from jev.domain import notes_sentence
-from jev.errors import JevError, MaterialMissing, StoreError, UsageError
 from jev.evidence.step import EvidenceInput
 from jev.hosts.transcript import detect_format, formats, read_turns, skip_running
-from jev.settings import load_settings, require_profile, validate_settings
+from jev.pipeline.audit import Auditor
+from jev.settings.profiles import load_settings, require_profile, validate_settings
 from jev.store import Store
-from jev.terminal import json_visible, visible
 
 if TYPE_CHECKING:
-    from jev.auditor import Decision
-    from jev.domain import AuditOutcome, Settings
+    from jev.base.domain import AuditOutcome, Settings
     from jev.hosts.transcript import Turn
     from jev.judges import Judge
+    from jev.pipeline.decide import Decision
 
 __all__ = ["register", "run"]
 

@@ -112,11 +112,11 @@ def _try_judge() -> tuple[str, bool]:
     """One real call of the profile's judge on a small built-in turn (``--try-judge``):
     the line to print, and whether a verdict came back."""
     # lazy: only --try-judge builds a judge (doctor otherwise makes no call)
-    from jev.auditor import run_audit
-    from jev.domain import Material, TodoItem
-    from jev.errors import JevError
+    from jev.base.domain import Material, TodoItem
+    from jev.base.errors import JevError
     from jev.judges import create_judge
-    from jev.settings import load_settings
+    from jev.pipeline.audit import run_audit
+    from jev.settings.profiles import load_settings
 
     material = Material(
         request=("Fix the date parser and add a test for leap years.",),

@@ -1,5 +1,5 @@
 """``jev eval CASES_DIR`` / ``--builtin`` / ``--compare``: measure a judge on a labelled
-corpus, or on the labelled turns shipped with Jev (design.md §11; :mod:`jev.benchmark`).
+corpus, or on the labelled turns shipped with Jev (design.md §11; :mod:`jev.measure.benchmark`).
 
 Runs every case (``*.json``, format of ``tests/fixtures/cases``) through the live audit
 path and prints accuracy per assessment, macro-F1, Cohen's κ, the confusion matrix,
@@ -21,7 +21,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jev.benchmark import (
+from jev.base.errors import SettingsError, UsageError
+from jev.cli import EXIT_INCOMPLETE, EXIT_OK
+from jev.judges import create_judge
+from jev.measure.benchmark import (
     BUILTIN_SETS,
     builtin_cases,
     compare_table,
@@ -30,15 +33,12 @@ from jev.benchmark import (
     result_json,
     sets_table,
 )
-from jev.cli import EXIT_INCOMPLETE, EXIT_OK
-from jev.errors import SettingsError, UsageError
-from jev.eval_report import format_table, render_html
-from jev.evaluate import evaluate, load_cases, load_prices
-from jev.judges import create_judge
-from jev.settings import load_settings, validate_settings
+from jev.measure.eval_report import format_table, render_html
+from jev.measure.evaluate import evaluate, load_cases, load_prices
+from jev.settings.profiles import load_settings, validate_settings
 
 if TYPE_CHECKING:
-    from jev.domain import Settings
+    from jev.base.domain import Settings
 
 __all__ = ["add_judge_options", "judge_settings_from_args", "register", "run"]
 

@@ -285,7 +285,7 @@ def _run_stop(host: str, text: str, profile: str | None, refused: str = "") -> i
         stderr = result.stderr
         if result.exports:
             # lazy: the exporter only when records were committed
-            from jev.telemetry import export_records
+            from jev.telemetry.export import export_records
 
             left = deadline.seconds()
             notice = export_records(result.exports, seconds=None if left is None else left)
@@ -329,7 +329,7 @@ def _log_fast_skip(host: str, text: str, reason: str, ms: float) -> None:
 def _log_deadline(host: str, stdout: str) -> None:
     """Record in ``hook-errors.jsonl`` that the stop passed its deadline (never raises)."""
     try:
-        from jev.errors import JevError
+        from jev.base.errors import JevError
         from jev.hosts.hook import log_failure
 
         what = "the answer decided so far was written" if stdout else "nothing was written"

@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jev.errors import UsageError
+from jev.base.errors import UsageError
 from jev.hosts.install import (
     apply_plan,
     ignore_local_settings,
@@ -32,7 +32,13 @@ from jev.hosts.install import (
 from jev.hosts.install_all import plan_install_all, plan_uninstall_all
 from jev.hosts.registry import adapter
 from jev.judges import judge_class_attribute, judge_names
-from jev.settings import active_profile, load_settings, require_profile, set_value, user_values
+from jev.settings.profiles import (
+    active_profile,
+    load_settings,
+    require_profile,
+    set_value,
+    user_values,
+)
 
 if TYPE_CHECKING:
     from jev.hosts.base import Installer

@@ -1,6 +1,6 @@
 """``jev prompt-section``: print the short system-prompt section (design.md §9).
 
-Prints the section of :func:`jev.texts.system_prompt_section` for a profile, meant
+Prints the section of :func:`jev.pipeline.texts.system_prompt_section` for a profile, meant
 for a host's system prompt or session-start context (e.g. a Claude Code
 ``SessionStart`` hook, whose plain stdout becomes context). When the profile is
 disabled it prints nothing and exits 0, so a host hook can call it unconditionally.
@@ -18,10 +18,10 @@ import os
 import sys
 from collections.abc import Mapping
 
+from jev.base.errors import SettingsError, UsageError
 from jev.cli import EXIT_OK, EXIT_USAGE
-from jev.errors import SettingsError, UsageError
-from jev.settings import load_settings
-from jev.texts import system_prompt_section
+from jev.pipeline.texts import system_prompt_section
+from jev.settings.profiles import load_settings
 
 __all__ = ["locale_language", "register", "run"]
 

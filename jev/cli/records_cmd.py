@@ -21,12 +21,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jev.errors import UsageError
+from jev.base.errors import UsageError
+from jev.base.terminal import visible
 from jev.store import Store, TurnKey
-from jev.terminal import visible
 
 if TYPE_CHECKING:
-    from jev.records import Record
+    from jev.base.record import Record
 
 __all__ = ["LIST_HEADER", "format_list_line", "format_report_card", "register", "run"]
 

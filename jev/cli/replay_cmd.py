@@ -25,22 +25,24 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jev.base.errors import UsageError
+from jev.base.record import parse_iso_utc
+from jev.base.terminal import json_visible, visible
 from jev.cli import EXIT_CHANGED, EXIT_INCOMPLETE, EXIT_OK
 from jev.cli.eval_cmd import add_judge_options, judge_settings_from_args
-from jev.errors import UsageError
 from jev.hosts.transcript import detect_format
 from jev.judges import create_judge
-from jev.live import live_replay
-from jev.metrics import INCOMPLETE
-from jev.records import parse_iso_utc
-from jev.replay import count_entries, iter_source, iter_store, replay
+from jev.measure.live import live_replay
+from jev.measure.metrics import INCOMPLETE
+from jev.measure.replay import replay
+from jev.measure.replay_source import count_entries, iter_source, iter_store
 from jev.store import Store
-from jev.terminal import json_visible, visible
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from jev.replay import Entry, RecordReplay
+    from jev.measure.replay import RecordReplay
+    from jev.measure.replay_source import Entry
     from jev.store import Store
 
 __all__ = ["parse_since", "register", "run"]

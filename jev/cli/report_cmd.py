@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from jev.cli.replay_cmd import parse_since
-from jev.report import Report, load_prices
+from jev.measure.report import Report, load_prices
 from jev.store import Store
 
 __all__ = ["register", "run"]

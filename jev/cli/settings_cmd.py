@@ -12,9 +12,9 @@ import json
 import sys
 from typing import Any
 
-from jev import settings as st
+from jev.base.errors import SettingsError, UsageError
 from jev.cli import EXIT_OK, EXIT_USAGE
-from jev.errors import SettingsError, UsageError
+from jev.settings import profiles as st
 
 __all__ = ["register", "run"]
 

@@ -28,19 +28,19 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from jev.auditor import Auditor
+from jev.base.domain import Material
+from jev.base.errors import UsageError
+from jev.base.loop_state import LoopState, end_reason
+from jev.base.terminal import visible
 from jev.cli import EXIT_INCOMPLETE, EXIT_NEEDS_USER, EXIT_OK, EXIT_PROBLEM
-from jev.domain import Material
-from jev.errors import UsageError
 from jev.hosts.hook import SessionIndex
 from jev.hosts.registry import adapter, host_names
-from jev.loop import LoopState, end_reason
+from jev.pipeline.audit import Auditor
 from jev.store import Store, TurnKey
-from jev.terminal import visible
 
 if TYPE_CHECKING:
-    from jev.auditor import Decision
-    from jev.domain import Material
+    from jev.base.domain import Material
+    from jev.pipeline.decide import Decision
 
 __all__ = ["register", "run"]
 

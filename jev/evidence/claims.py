@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from jev.domain import Numbering, Position
+from jev.base.domain import Numbering, Position
 
 __all__ = ["Claim", "admits_failure", "find_claims"]
 

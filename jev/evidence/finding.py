@@ -8,10 +8,10 @@ contradicts — and that the report does not itself correct by stating the failu
 a :class:`Finding`: ``contradiction``, focus on the claim's position. No matching run,
 an unreadable outcome or a passing run changes nothing.
 
-:func:`outcome_of` turns a finding into the :class:`~jev.domain.AuditOutcome` of a
+:func:`outcome_of` turns a finding into the :class:`~jev.base.domain.AuditOutcome` of a
 normal audit decided without a judge call: judge ``evidence``, the rule as its model,
 one raw reply in the judge's own JSON shape (so replay parses it like any reply), and
-the :class:`~jev.domain.EvidenceNote` the supplement quotes and the record keeps.
+the :class:`~jev.base.domain.EvidenceNote` the supplement quotes and the record keeps.
 
 Pure and stdlib-only.
 """
@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from jev.domain import AuditOutcome, EvidenceNote, JudgeInfo, Numbering, Position, Verdict
+from jev.base.domain import AuditOutcome, EvidenceNote, JudgeInfo, Numbering, Position, Verdict
 from jev.evidence.checks import CheckResult, failing_tail
 from jev.evidence.claims import admits_failure, find_claims
 from jev.evidence.outcome import read_outcome

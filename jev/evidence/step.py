@@ -5,7 +5,7 @@
 judge call, or ``None``. :func:`after_judge` runs the user's checks
 (``evidence.checks``) when the judge's verdict is ``complete`` and the caller allows
 checks (a root hook stop, or ``jev audit --checks``), and turns a failed check into
-``omission``. :func:`jev.judging.run_audit` calls both; everything else (budget,
+``omission``. :func:`jev.pipeline.audit.run_audit` calls both; everything else (budget,
 loop, record, replay) treats the outcome like any normal audit's.
 """
 
@@ -15,7 +15,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from jev.domain import AuditOutcome, Numbering, Settings
+from jev.base.domain import AuditOutcome, Numbering, Settings
 from jev.evidence.checks import run_checks
 from jev.evidence.finding import check_finding, check_runs, outcome_of
 from jev.evidence.runs import Run

@@ -28,7 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jev.errors import MaterialMissing
+from jev.base.errors import MaterialMissing
 from jev.hosts.base import ConfigSetting, HookAnswer, HookInput, cap, json_line
 from jev.hosts.hook_commands import SESSION_START_TIMEOUT_S, hook_command
 from jev.hosts.registry import resolve_hook

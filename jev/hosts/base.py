@@ -45,9 +45,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from jev import safejson
-from jev.domain import InputNote
-from jev.errors import UsageError
+from jev.base import safejson
+from jev.base.domain import InputNote
+from jev.base.errors import UsageError
 
 if TYPE_CHECKING:
     from jev.hosts.hook import SessionIndex
@@ -402,7 +402,7 @@ def load_object(host: str, text: str, notes: list[InputNote] | None = None) -> d
     """The hook stdin ``text`` as a JSON object.
 
     Lone surrogates (``"\\ud83d"``) in any field become U+FFFD; with ``notes`` given,
-    one :class:`jev.domain.InputNote` per field that held some is appended to it
+    one :class:`jev.base.domain.InputNote` per field that held some is appended to it
     (``where``: ``"hook input field session_id"``), so the hook can say so and the
     record keeps it (design.md §11).
 

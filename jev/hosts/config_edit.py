@@ -26,10 +26,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jev import safejson
-from jev.errors import UsageError
-from jev.files import write_atomic
-from jev.settings import jev_home
+from jev.base import safejson
+from jev.base.errors import UsageError
+from jev.base.files import write_atomic
+from jev.settings.profiles import jev_home
 
 if TYPE_CHECKING:
     from jev.hosts.base import ConfigSetting

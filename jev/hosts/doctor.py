@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jev.errors import JevError, UsageError
+from jev.base.errors import JevError, UsageError
 from jev.hosts.install import (
     config_path,
     handler_command,
@@ -48,7 +48,7 @@ from jev.hosts.registry import adapter
 from jev.hosts.transcript import read_turns
 from jev.judges import judge_class_attribute
 from jev.log import recent_skips
-from jev.settings import active_profile, load_settings
+from jev.settings.profiles import active_profile, load_settings
 from jev.store import Store, default_store_path
 from jev.store.url import configured_store_url
 
@@ -461,8 +461,8 @@ def diagnose(host: str | None = None) -> Report:
             found on the machine, or every installable host when none is found.
 
     Raises:
-        jev.errors.UsageError: ``host`` has no installer.
-        jev.errors.SettingsError: the active profile file is invalid.
+        jev.base.errors.UsageError: ``host`` has no installer.
+        jev.base.errors.SettingsError: the active profile file is invalid.
     """
     installable = installable_hosts()
     if host is not None and host not in installable:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import os
 
-from jev.paths import jev_home_str, profile_name_ok
+from jev.base.paths import jev_home_str, profile_name_ok
 
 __all__ = ["quick_skip", "skip_reason"]
 

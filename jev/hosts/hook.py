@@ -1,4 +1,4 @@
-"""The generic stop-hook runner: host stdin → current turn → :class:`jev.auditor.Auditor` → answer.
+"""The generic stop-hook runner: host stdin → current turn → ``Auditor`` → answer.
 
 One call of :func:`run_stop_hook` is one stop of one host (design.md §2, §8, §12, §14). The
 host's adapter (:mod:`jev.hosts.base`, looked up in :mod:`jev.hosts.registry`) does
@@ -16,7 +16,7 @@ everything host-specific; this module does the rest, the same for every host:
    original request, so the per-turn budget cannot be reset by the host;
 6. no Todo use in this turn → nothing;
 7. the turn is remembered in the session index (for ``jev retry``/``jev cancel``), then
-   :meth:`jev.auditor.Auditor.on_stop` decides; the decision becomes the host's answer.
+   :meth:`jev.pipeline.audit.Auditor.on_stop` decides; the decision becomes the host's answer.
 
 Any exception on the way is caught: the hook answers with exit 0 and one notice line
 (fail open) and appends the failure to ``<jev_home>/hook-errors.jsonl`` (stderr only when
@@ -37,22 +37,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jev import deadline, log
-from jev.domain import InputNote, merge_notes, notes_sentence
-from jev.errors import JevError, MaterialMissing, StoreDamaged
+from jev.base.domain import InputNote, merge_notes, notes_sentence
+from jev.base.errors import JevError, MaterialMissing, StoreDamaged
+from jev.base.paths import jev_home_str
 from jev.hosts.base import HookAnswer, HookInput, HookInputError, load_object
 from jev.hosts.registry import adapter as host_adapter
 from jev.hosts.session_index import SessionIndex
 from jev.hosts.stopkit import refuse, stop_identity, timeout_notice
 from jev.hosts.turns import counting, scrubbed
-from jev.paths import jev_home_str
-from jev.settings import load_settings
-from jev.texts import system_prompt_section
+from jev.pipeline.texts import system_prompt_section
+from jev.settings.profiles import load_settings
 
 if TYPE_CHECKING:
-    from jev.auditor import Auditor, Decision
-    from jev.domain import Material, Settings
+    from jev.base.domain import Material, Settings
+    from jev.base.record import Record
     from jev.hosts.base import HostAdapter
-    from jev.records import Record
+    from jev.pipeline.audit import Auditor
+    from jev.pipeline.decide import Decision
 
 __all__ = [
     "HookResult",
@@ -89,7 +90,7 @@ class HookResult:
     turn: str = ""
     profile: str | None = None
     #: Records committed by this stop, to export after the answer is written
-    #: (:func:`jev.telemetry.export_records`; issue 23).
+    #: (:func:`jev.telemetry.export.export_records`; issue 23).
     exports: tuple[Record, ...] = ()
     error_kind: str = ""
 
@@ -194,7 +195,7 @@ def with_notes(answer: HookAnswer, notes: Sequence[InputNote], decision: Decisio
 
 
 def answer_for(decision: Decision) -> HookAnswer:
-    """Map an :class:`jev.auditor.Decision` to a host-neutral :class:`HookAnswer`.
+    """Map an :class:`jev.pipeline.decide.Decision` to a host-neutral :class:`HookAnswer`.
 
     ``supplement`` steers with the supplement text (and shows the report line);
     ``busy`` (another process audits this turn right now) and ``stale`` say nothing;
@@ -209,7 +210,7 @@ def answer_for(decision: Decision) -> HookAnswer:
 
 def _default_auditor(profile: str | None, host: str) -> Auditor:
     # lazy: a stop that is not audited never loads the orchestrator (judges, templates)
-    from jev.auditor import Auditor
+    from jev.pipeline.audit import Auditor
 
     installer = host_adapter(host).installer
     cap = installer.block_cap if installer is not None else None
@@ -347,8 +348,8 @@ MAX_STEERS = 8
 def _limit_deadline(settings: Settings) -> None:
     """Size the stop's deadline (:mod:`jev.deadline`) to the host's hook timeout for
     this profile's judge settings, as ``jev install`` writes it (issue 23)."""
-    from jev.attempts import MAX_RETRY_WAIT_S
     from jev.hosts.install import TIMEOUT_MARGIN_S
+    from jev.pipeline.ask import MAX_RETRY_WAIT_S
 
     judge = settings.judge
     retries = max(0, judge.technical_retries)
@@ -480,7 +481,7 @@ def report_undelivered(
 ) -> str:
     """The hook's answer could not be written: take the counted supplement back.
 
-    Calls :meth:`jev.auditor.Auditor.undelivered` for the turn of ``result`` when it
+    Calls :meth:`jev.pipeline.audit.Auditor.undelivered` for the turn of ``result`` when it
     carried a supplement, and logs the failure to ``hook-errors.jsonl``. Never raises;
     returns a stderr line ("" when everything was recorded).
     """

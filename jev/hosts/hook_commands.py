@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from jev.errors import UsageError
+from jev.base.errors import UsageError
 from jev.hosts.registry import hook_names
 
 __all__ = [

@@ -10,7 +10,7 @@ merge is idempotent (a second install changes nothing and writes nothing), every
 key, event and handler stays as it was (same order), a Jev handler already present is
 updated in place, a file that is not valid JSON is refused without writing, a backup of
 the previous file is written before any change, the write is atomic (temporary file +
-``os.replace``, :func:`jev.files.write_atomic`), and a dry run produces the unified diff
+``os.replace``, :func:`jev.base.files.write_atomic`), and a dry run produces the unified diff
 and writes nothing. Which changes to make is planned by :mod:`jev.hosts.install`.
 """
 
@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jev import safejson
-from jev.errors import UsageError
-from jev.files import write_atomic
+from jev.base import safejson
+from jev.base.errors import UsageError
+from jev.base.files import write_atomic
 from jev.hosts.config_edit import Ledger
 from jev.hosts.hook_commands import is_jev_handler
 

@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 from jev import log
 
 if TYPE_CHECKING:
-    from jev.auditor import Decision
     from jev.hosts.hook import HookResult
+    from jev.pipeline.decide import Decision
 
 __all__ = ["describe", "log_stop"]
 

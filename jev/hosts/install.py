@@ -19,9 +19,8 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jev.attempts import MAX_RETRY_WAIT_S
-from jev.errors import UsageError
-from jev.files import write_atomic
+from jev.base.errors import UsageError
+from jev.base.files import write_atomic
 from jev.hosts.config_edit import Ledger, json_set, json_unset, note_setting, show_setting
 from jev.hosts.hook_commands import (
     COMMAND_FIELDS,
@@ -46,7 +45,8 @@ from jev.hosts.hook_file import (
     read_hook_file,
 )
 from jev.hosts.registry import adapter, host_names
-from jev.settings import load_settings
+from jev.pipeline.ask import MAX_RETRY_WAIT_S
+from jev.settings.profiles import load_settings
 
 if TYPE_CHECKING:
     from jev.hosts.base import ConfigSetting, Installer
@@ -264,13 +264,13 @@ def hook_timeout_s(profile: str | None = None) -> int:
     """The Stop handler's timeout in whole seconds for the profile's judge settings.
 
     ``timeout_s × (technical_retries + 1)`` (every judge call may take its full time)
-    plus one capped ``Retry-After`` wait per retry (:data:`jev.attempts.MAX_RETRY_WAIT_S`)
+    plus one capped ``Retry-After`` wait per retry (:data:`jev.pipeline.ask.MAX_RETRY_WAIT_S`)
     plus :data:`TIMEOUT_MARGIN_S`, plus ``evidence.check_timeout_s`` × the number of
     ``evidence.checks`` (the checks run in the stop too, issue 21). With the shipped
     defaults (60 s, 1 retry, no checks): 210 s.
 
     Raises:
-        jev.errors.SettingsError: the profile file is invalid.
+        jev.base.errors.SettingsError: the profile file is invalid.
     """
     settings = load_settings(profile)
     judge = settings.judge
@@ -299,7 +299,7 @@ def plan_install(
     Raises:
         UsageError: unknown host/scope, unreadable or invalid JSON file, a ``hooks``
             value of the wrong type, or no ``jev`` executable.
-        jev.errors.SettingsError: the profile is invalid.
+        jev.base.errors.SettingsError: the profile is invalid.
     """
     path = config_path(host, scope, project_dir)
     before, data = read_hook_file(path)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from jev.errors import UsageError
+from jev.base.errors import UsageError
 from jev.hosts.config_edit import Ledger, note_setting, show_setting, toml_set, toml_unset
 from jev.hosts.install import InstallPlan, plan_install, plan_uninstall, todo_settings
 

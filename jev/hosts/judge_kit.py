@@ -10,7 +10,7 @@ import json
 import os
 from pathlib import Path
 
-from jev.domain import JudgeInput, Numbering, Usage
+from jev.base.domain import JudgeInput, Numbering, Usage
 from jev.judges.constrained import reply_schema
 
 __all__ = ["INSTRUCTION", "credentials", "prompt_with_schema", "stats_usage"]

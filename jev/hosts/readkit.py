@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from jev.domain import TodoItem
+from jev.base.domain import TodoItem
 
 __all__ = [
     "SupplementTest",

@@ -121,14 +121,14 @@ def adapter(host: str) -> HostAdapter:
     """The adapter of ``host`` (its module is imported on first use).
 
     Raises:
-        jev.errors.UsageError: ``host`` is not registered.
+        jev.base.errors.UsageError: ``host`` is not registered.
     """
     if host not in _modules:
         discover()
     module = _modules.get(host)
     if module is None:
-        # lazy: the fast path imports this module at every stop; jev.errors only when raising
-        from jev.errors import UsageError
+        # lazy: the fast path imports this module at every stop; jev.base.errors only when raising
+        from jev.base.errors import UsageError
 
         raise UsageError(f"unknown host {host!r}; expected one of: {', '.join(_modules)}")
     found: HostAdapter = importlib.import_module(module + ".adapter").ADAPTER
@@ -140,14 +140,14 @@ def file_format(host: str) -> TranscriptFormat:
     on first use; light: no reader is imported until a file is read).
 
     Raises:
-        jev.errors.UsageError: ``host`` is not registered.
+        jev.base.errors.UsageError: ``host`` is not registered.
     """
     if host not in _modules:
         discover()
     module = _modules.get(host)
     if module is None:
-        # lazy: jev.errors only when raising
-        from jev.errors import UsageError
+        # lazy: jev.base.errors only when raising
+        from jev.base.errors import UsageError
 
         raise UsageError(f"unknown host {host!r}; expected one of: {', '.join(_modules)}")
     found: TranscriptFormat = importlib.import_module(module + ".fileformat")
@@ -158,12 +158,12 @@ def adapter_for_hook(name: str) -> tuple[HostAdapter, str]:
     """``(adapter, role)`` of the hook ``name``.
 
     Raises:
-        jev.errors.UsageError: unknown hook name.
+        jev.base.errors.UsageError: unknown hook name.
     """
     resolved = resolve_hook(name)
     if resolved is None:
-        # lazy: the fast path imports this module at every stop; jev.errors only when raising
-        from jev.errors import UsageError
+        # lazy: the fast path imports this module at every stop; jev.base.errors only when raising
+        from jev.base.errors import UsageError
 
         raise UsageError(f"unknown hook {name!r}; expected one of: {', '.join(hook_names())}")
     return adapter(resolved[0]), resolved[1]

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jev.paths import jev_home_str
+from jev.base.paths import jev_home_str
 
 if TYPE_CHECKING:
     from jev.store import Store
@@ -51,7 +51,7 @@ class SessionIndex:
 
     Raises (from every method):
         StoreError: the store cannot be opened or written
-            (:class:`jev.errors.StoreDamaged` for a damaged SQLite file).
+            (:class:`jev.base.errors.StoreDamaged` for a damaged SQLite file).
     """
 
     def __init__(self, store: Store | None = None, *, legacy: Path | None = None) -> None:

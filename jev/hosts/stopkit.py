@@ -10,7 +10,7 @@ import os
 from typing import TYPE_CHECKING
 
 from jev.hosts.base import HookAnswer
-from jev.settings import load_settings
+from jev.settings.profiles import load_settings
 
 if TYPE_CHECKING:
     from jev.hosts.base import HookInput, HostAdapter
@@ -56,7 +56,7 @@ def refuse(
     either way.
 
     Raises:
-        jev.errors.SettingsError: the profile is invalid (the runner fails open).
+        jev.base.errors.SettingsError: the profile is invalid (the runner fails open).
     """
     if not hook.is_stop or hook.is_subagent:
         return "", "", "not a root-agent stop"

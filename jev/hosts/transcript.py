@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from jev.errors import UsageError
+from jev.base.errors import UsageError
 from jev.hosts import registry
 from jev.hosts.turns import (
     REASON_INTERRUPT,

@@ -18,13 +18,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from jev import safejson
-from jev.domain import Material
-from jev.errors import UsageError
+from jev.base import safejson
+from jev.base.domain import Material
+from jev.base.errors import UsageError
+from jev.base.resources import data_file
+from jev.base.schemacheck import certainly_valid
 from jev.evidence.runs import run_from_json
 from jev.hosts.turns import REASON_NO_TODO, LineStats, Turn
-from jev.resources import data_file
-from jev.schemacheck import certainly_valid
 
 __all__ = ["load_turn_schema", "read_turn_file", "turn_from_data"]
 

@@ -16,11 +16,11 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from jev import safejson
-from jev.backread import BLOCK, lines_backward
-from jev.domain import InputNote, Material, TodoItem, merge_notes
-from jev.errors import MaterialMissing, UsageError
+from jev.base import safejson
+from jev.base.domain import InputNote, Material, TodoItem, merge_notes
+from jev.base.errors import MaterialMissing, UsageError
 from jev.evidence.runs import Run
+from jev.hosts.backread import BLOCK, lines_backward
 
 __all__ = [
     "REASON_INTERRUPT",
@@ -46,7 +46,7 @@ __all__ = [
     "skip_running",
 ]
 
-#: :attr:`jev.domain.InputNote.kind` of lone surrogates replaced by U+FFFD.
+#: :attr:`jev.base.domain.InputNote.kind` of lone surrogates replaced by U+FFFD.
 SURROGATES = "lone-surrogates"
 
 #: Reasons shared by the readers (design.md §2, §3, §14), so callers can compare them.
@@ -89,7 +89,7 @@ class Turn:
             turn has not ended") unless ``--include-running`` (issue 10). A Stop
             hook's own event is the end signal, so hooks ignore this field.
         notes: what Jev changed in the input this turn was read from to read it
-            (:class:`jev.domain.InputNote`: lone surrogates replaced by U+FFFD in the
+            (:class:`jev.base.domain.InputNote`: lone surrogates replaced by U+FFFD in the
             file, counted over what was read), said to the user and kept in the record
             (design.md §11).
         runs: the shell commands the agent ran in this turn, in order, with exit code
@@ -267,7 +267,7 @@ def _scrub(text: str) -> tuple[str, int]:
 def scrub_turn(turn: Turn) -> tuple[Turn, int]:
     """``turn`` with no lone surrogate left in its key or material, and how many were
     replaced by U+FFFD (a reader that parsed with plain ``json`` leaves them; they
-    would make :meth:`jev.domain.Material.digest` and the store raise).
+    would make :meth:`jev.base.domain.Material.digest` and the store raise).
 
     Returns ``(turn, count)``; the caller notes the count (:func:`scrubbed`).
     """
@@ -325,7 +325,7 @@ def _parse_line(raw: bytes, stats: LineStats) -> dict[str, object] | None:
 
     Bytes are decoded as UTF-8 with ``errors="replace"``, so non-UTF-8 bytes never
     abort a read; a line that is not JSON (or nested deeper than 200 levels) is
-    counted and skipped; lone surrogates become U+FFFD (:mod:`jev.safejson`).
+    counted and skipped; lone surrogates become U+FFFD (:mod:`jev.base.safejson`).
     """
     if not raw.strip():
         return None
@@ -374,7 +374,7 @@ def iter_records_backward(
     path: Path, stats: LineStats, block: int = BLOCK
 ) -> Iterator[tuple[int, dict[str, object]]]:
     """Yield ``(byte offset, record)`` for each JSON-object line, last to first
-    (:func:`jev.backread.lines_backward`: stopping early costs only the bytes after
+    (:func:`jev.hosts.backread.lines_backward`: stopping early costs only the bytes after
     the stopping point).
 
     Raises:
@@ -417,11 +417,11 @@ def count_replaced(count: int) -> None:
 
 
 def load_counted(text: str) -> object:
-    """One JSON text of a transcript: :func:`jev.safejson.parse`, lone surrogates
+    """One JSON text of a transcript: :func:`jev.base.safejson.parse`, lone surrogates
     replaced and counted in the :func:`counting` block around the read.
 
     Raises:
-        jev.safejson.JsonInputError: (a ``ValueError``) the text cannot be used.
+        jev.base.safejson.JsonInputError: (a ``ValueError``) the text cannot be used.
     """
     parsed = safejson.parse(text)
     count_replaced(parsed.replaced)
@@ -433,7 +433,7 @@ def json_lines(path: Path) -> Iterator[tuple[int, dict[str, object]]]:
     a leading BOM is stripped, undecodable bytes are replaced, and blank lines, lines
     that are not JSON (or nested over 200 levels) and JSON values that are not objects
     are skipped (their numbers are kept). Lone surrogates become U+FFFD
-    (:mod:`jev.safejson`), counted in the :func:`counting` block around the read. Used
+    (:mod:`jev.base.safejson`), counted in the :func:`counting` block around the read. Used
     by the readers of the hosts whose files are read whole.
 
     Raises:

@@ -1,10 +1,10 @@
 """Judges: the :class:`Judge` protocol and the registry of judge factories (design.md §13).
 
-A judge turns one rendered :class:`~jev.domain.JudgeInput` into one raw
-:class:`~jev.domain.JudgeAnswer`. It never parses the verdict (the core does, with
-``jev.reply.parse_reply``) and never retries (the core retries; judges only classify
-errors as :class:`~jev.errors.TransportError` with ``kind``/``status``/
-``retry_after_s``/``retryable``, or :class:`~jev.errors.ContextLengthError`).
+A judge turns one rendered :class:`~jev.base.domain.JudgeInput` into one raw
+:class:`~jev.base.domain.JudgeAnswer`. It never parses the verdict (the core does, with
+``jev.pipeline.parse.parse_reply``) and never retries (the core retries; judges only classify
+errors as :class:`~jev.base.errors.TransportError` with ``kind``/``status``/
+``retry_after_s``/``retryable``, or :class:`~jev.base.errors.ContextLengthError`).
 
 Built-in judges register through the same registry (:mod:`jev.registry`) as any
 third-party one, lazily by ``"module:attr"`` path, so importing this package imports
@@ -39,10 +39,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from jev import registry
-from jev.errors import SettingsError, UsageError
+from jev.base.errors import SettingsError, UsageError
 
 if TYPE_CHECKING:
-    from jev.domain import JudgeAnswer, JudgeInfo, JudgeInput, JudgeSettings, Numbering
+    from jev.base.domain import JudgeAnswer, JudgeInfo, JudgeInput, JudgeSettings, Numbering
 
 __all__ = [
     "Judge",
@@ -65,8 +65,8 @@ class Judge(Protocol):
     ``judge_input.user`` as the user message (HTTP judges send nothing else);
     ``numbering`` is the same material, structured, for offline judges. They return
     the raw reply text with usage, model and latency in milliseconds, and raise
-    :class:`~jev.errors.TransportError` (timeout, connection, HTTP status, bad body)
-    or :class:`~jev.errors.ContextLengthError`. ``close`` releases connections and
+    :class:`~jev.base.errors.TransportError` (timeout, connection, HTTP status, bad body)
+    or :class:`~jev.base.errors.ContextLengthError`. ``close`` releases connections and
     is idempotent.
     """
 

@@ -1,4 +1,4 @@
-"""The one boundary where httpx errors become :mod:`jev.errors` (design.md §6, §11, §13).
+"""The one boundary where httpx errors become :mod:`jev.base.errors` (design.md §6, §11, §13).
 
 Both HTTP judges (``openai``, ``anthropic``) POST one JSON body per judge call through
 :class:`JsonPoster` and get back the parsed JSON object plus the latency. Every failure
@@ -15,7 +15,7 @@ HTTP 429                                    ``kind="rate-limited"`` +           
                                             ``retry_after_s`` (≤ 60 s)
 HTTP 5xx (incl. Anthropic 529 overloaded)   ``kind="http-5xx"`` (+ Retry-After) yes
 HTTP 401 / 403                              ``kind="auth"``                     no
-HTTP 413, or 4xx naming a too-long prompt   :class:`~jev.errors.ContextLengthError` no
+HTTP 413, or 4xx naming a too-long prompt   :class:`~jev.base.errors.ContextLengthError` no
 other HTTP 4xx (400, 404, 422, …)           ``kind="http-4xx"``                 no
 other non-2xx (1xx/3xx: redirects)          ``kind="http-status"``              no
 2xx body over ``max_reply_bytes`` decoded   ``kind="reply-too-large"``          yes
@@ -35,7 +35,7 @@ capability negotiation (e.g. drop ``response_format`` once) without parsing text
 
 Secrets: messages are built here from the endpoint and status only; the provider's
 error text is included after every configured secret is replaced by ``***``
-(:func:`jev.redaction.redact_secrets`: any case, without prefix, any 12-character
+(:func:`jev.base.redaction.redact_secrets`: any case, without prefix, any 12-character
 fragment; 401/403
 bodies are never included: OpenAI echoes part of the key there). httpx's own
 exceptions are never chained (not even as ``__context__``), so no request object (which holds
@@ -54,8 +54,9 @@ from typing import Any
 
 import httpx
 
-from jev import safejson
-from jev.errors import ContextLengthError, TransportError
+from jev.base import safejson
+from jev.base.errors import ContextLengthError, TransportError
+from jev.base.redaction import redact_secrets
 from jev.judges._stream import (
     BadEncoding,
     BoundedDecoder,
@@ -73,7 +74,6 @@ from jev.judges._wire import (
     parse_retry_after,
     read_api_key,
 )
-from jev.redaction import redact_secrets
 
 __all__ = [
     "CLOSE_MARGIN_S",
@@ -130,7 +130,7 @@ class JsonPoster:
       decoded size passes ``max_reply_bytes`` (``kind="reply-too-large"``,
       retryable); gzip and deflate are inflated here in steps bounded by the room
       left. Error bodies are read only up to :data:`ERROR_BODY_BYTES`.
-    * **Parse**: the body goes through :mod:`jev.safejson` (nesting limit
+    * **Parse**: the body goes through :mod:`jev.base.safejson` (nesting limit
       :data:`MAX_BODY_DEPTH`, duplicate keys refused, digit limit) after every
       trace of the key is redacted — any failure is ``kind="bad-body"``.
 
@@ -321,7 +321,7 @@ class JsonPoster:
 
     def redact(self, text: str) -> str:
         """``text`` with every configured secret replaced by ``***`` (see
-        :func:`jev.redaction.redact_secrets`: any case, with or without a provider
+        :func:`jev.base.redaction.redact_secrets`: any case, with or without a provider
         prefix, any fragment of 12 or more characters)."""
         return redact_secrets(text, self._secrets)
 

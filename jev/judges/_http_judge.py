@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Self
 
-from jev.domain import JudgeInfo, JudgeSettings
-from jev.errors import SettingsError
+from jev.base.domain import JudgeInfo, JudgeSettings
+from jev.base.errors import SettingsError
 from jev.judges._http import JsonPoster, read_api_key
 
 __all__ = ["HttpJudge"]

@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 
-from jev import safejson
+from jev.base import safejson
 
 __all__ = [
     "BadEncoding",

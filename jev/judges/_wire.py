@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
-from jev.errors import RETRY_AFTER_CAP_S, SettingsError, TransportError
+from jev.base.errors import RETRY_AFTER_CAP_S, SettingsError, TransportError
 
 __all__ = [
     "MAX_RETRY_AFTER_S",

@@ -31,7 +31,7 @@ are ``input_tokens`` plus any ``cache_creation_input_tokens`` and
 
 Errors are classified by :mod:`jev.judges._http`: 429 (with ``retry-after``) and 529
 ``overloaded_error`` are retryable; ``invalid_request_error`` "prompt is too long" is
-a :class:`~jev.errors.ContextLengthError`.
+a :class:`~jev.base.errors.ContextLengthError`.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from jev.domain import JudgeAnswer, JudgeInput, Numbering, Usage
-from jev.errors import ContextLengthError, TransportError
+from jev.base.domain import JudgeAnswer, JudgeInput, Numbering, Usage
+from jev.base.errors import ContextLengthError, TransportError
 from jev.judges._http import ProviderHTTPError, is_context_length_message
 from jev.judges._http_judge import HttpJudge
 from jev.judges.constrained import ANTHROPIC_MODES, MEMORY, TOOL_NAME, refuses_mode, reply_schema

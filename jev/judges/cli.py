@@ -8,7 +8,7 @@ its CLI and where the reply is in the output (:meth:`CliJudge.command`,
 
 * **a pure text call**: Jev's judge system prompt and the material go in, one reply
   comes out; the host's own tools are switched off where its CLI allows;
-* **no recursion**: the child runs with :data:`jev.paths.JUDGE_CHILD_ENV` set, which
+* **no recursion**: the child runs with :data:`jev.base.paths.JUDGE_CHILD_ENV` set, which
   turns every ``jev hook …`` in that process tree into a silent no-op (exit 0), so the
   judge's own headless session can never start another audit;
 * **bounded**: one hard deadline per call (``judge.timeout_s``): the CLI runs in its
@@ -16,9 +16,9 @@ its CLI and where the reply is in the output (:meth:`CliJudge.command`,
   :data:`MAX_OUTPUT_BYTES` each (more kills the call); the CLI's working folder is an
   empty temporary folder removed afterwards;
 * **typed failures, never a verdict**: a missing program, a non-zero exit, a timeout
-  or an unreadable output is a :class:`~jev.errors.TransportError` with a one-line
+  or an unreadable output is a :class:`~jev.base.errors.TransportError` with a one-line
   reason naming the fix; the reply text goes through the same strict parser as every
-  judge (:mod:`jev.reply`).
+  judge (:mod:`jev.pipeline.parse`).
 
 Error kinds: ``cli-missing`` (the program is not on PATH; not retried), ``timeout``
 (killed at the deadline; not retried: the stop's wall time stays within
@@ -44,9 +44,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, ClassVar, Self
 
-from jev.domain import JudgeAnswer, JudgeInfo, JudgeInput, JudgeSettings, Numbering
-from jev.errors import SettingsError, TransportError
-from jev.paths import JUDGE_CHILD_ENV
+from jev.base.domain import JudgeAnswer, JudgeInfo, JudgeInput, JudgeSettings, Numbering
+from jev.base.errors import SettingsError, TransportError
+from jev.base.paths import JUDGE_CHILD_ENV
 
 __all__ = [
     "MAX_OUTPUT_BYTES",
@@ -327,7 +327,7 @@ def argv_model(flag: str, model: str) -> Sequence[str]:
 def quick_output(argv: Sequence[str], timeout_s: float = 10.0) -> tuple[int, str] | None:
     """``(exit code, stdout)`` of a short, free CLI command (a login check), or ``None``
     when it cannot run or does not finish within ``timeout_s`` seconds (then killed).
-    Runs with :data:`jev.paths.JUDGE_CHILD_ENV` set, like a judge call."""
+    Runs with :data:`jev.base.paths.JUDGE_CHILD_ENV` set, like a judge call."""
     exe = shutil.which(argv[0])
     if exe is None:
         return None

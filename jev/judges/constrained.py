@@ -4,7 +4,7 @@ Where a provider supports it, each audit sends a JSON schema built for *this*
 material: ``assessment`` is the five-value enum and ``focus`` an enum of exactly this
 audit's position ids (``R1…``, ``T1…``, ``A1…``, ``none``, ``all``), so a model can
 only answer with a valid verdict that points at a real position. The reply parser
-(:mod:`jev.reply`) stays exactly as strict: constraints prevent bad replies, they do
+(:mod:`jev.pipeline.parse`) stays exactly as strict: constraints prevent bad replies, they do
 not excuse them.
 
 Reply modes, strongest first, per provider:
@@ -24,7 +24,7 @@ provider        modes                                                       how
 When a provider refuses a mode (HTTP 400/422 whose error names the parameter), the
 same call is repeated once in the next mode, and :data:`MEMORY` remembers for the rest
 of the run (the process) what that base URL accepts, so later audits start there.
-Which mode produced a reply is returned in :attr:`jev.domain.JudgeAnswer.reply_mode`
+Which mode produced a reply is returned in :attr:`jev.base.domain.JudgeAnswer.reply_mode`
 and written to the audit record (``judge.reply_mode``).
 """
 
@@ -33,7 +33,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from jev.domain import ASSESSMENTS, Numbering
+from jev.base.domain import ASSESSMENTS, Numbering
 from jev.judges._http import ProviderHTTPError
 
 __all__ = [

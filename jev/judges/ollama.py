@@ -23,8 +23,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from jev.domain import JudgeAnswer, JudgeInput, Numbering, Usage
-from jev.errors import ContextLengthError, TransportError
+from jev.base.domain import JudgeAnswer, JudgeInput, Numbering, Usage
+from jev.base.errors import ContextLengthError, TransportError
 from jev.judges._http import ProviderHTTPError, is_context_length_message
 from jev.judges._http_judge import HttpJudge
 from jev.judges.constrained import MAX_ENUM_IDS, MEMORY, OPENAI_MODES, refuses_mode, reply_schema

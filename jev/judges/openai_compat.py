@@ -29,9 +29,9 @@ technical retry. The mode used is :attr:`JudgeAnswer.reply_mode`.
 
 The reply text is ``choices[0].message.content`` (text parts joined when the
 provider sends a list). An empty ``choices`` list or a missing/null content gives a
-:class:`~jev.domain.JudgeAnswer` with ``text=""``: the core's reply parser turns that
+:class:`~jev.base.domain.JudgeAnswer` with ``text=""``: the core's reply parser turns that
 into the ``reply-missing`` response error, so every unusable reply is classified in
-one place (``jev.reply``).
+one place (``jev.pipeline.parse``).
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ import threading
 import time
 from typing import Any
 
-from jev.domain import JudgeAnswer, JudgeInput, Numbering, Usage
-from jev.errors import ContextLengthError, TransportError
+from jev.base.domain import JudgeAnswer, JudgeInput, Numbering, Usage
+from jev.base.errors import ContextLengthError, TransportError
 from jev.judges._http import ProviderHTTPError, is_context_length_message
 from jev.judges._http_judge import HttpJudge
 from jev.judges.constrained import (

@@ -17,7 +17,7 @@ replies come from the JSON file named by the environment variable
 ``JEV_SCRIPTED_REPLIES``: a list whose entries are reply strings or error objects
 ``{"error": KIND, "message": "...", "status": 500, "retryable": true,
 "retry_after_s": 1.5}`` (``KIND`` ``"context-length"`` raises
-:class:`~jev.errors.ContextLengthError`, any other kind a ``TransportError`` of that
+:class:`~jev.base.errors.ContextLengthError`, any other kind a ``TransportError`` of that
 kind). That file is a queue shared by every process that uses it: the N-th judge call
 across all processes gets entry N; the count is kept next to it in
 ``<file>.cursor`` (delete that file to start over). If ``JEV_SCRIPTED_LOG`` names a
@@ -35,8 +35,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from jev.domain import JudgeAnswer, JudgeInfo, JudgeInput, JudgeSettings, Numbering
-from jev.errors import ContextLengthError, SettingsError, TransportError
+from jev.base.domain import JudgeAnswer, JudgeInfo, JudgeInput, JudgeSettings, Numbering
+from jev.base.errors import ContextLengthError, SettingsError, TransportError
 
 __all__ = ["LOG_ENV", "REPLIES_ENV", "ScriptEntry", "ScriptedJudge", "load_script"]
 
@@ -59,7 +59,7 @@ class ScriptedJudge:
         heuristic: ``info.heuristic`` to report.
 
     Attributes:
-        calls: every :class:`~jev.domain.JudgeInput` asked, in order (also the calls
+        calls: every :class:`~jev.base.domain.JudgeInput` asked, in order (also the calls
             that raised or found the script exhausted).
     """
 

@@ -6,7 +6,7 @@ ordered :data:`MIGRATIONS` and share one interface, :class:`Store`.
 Layout:
 
 * ``records``: one row per audit attempt; queryable columns plus the whole
-  :class:`jev.records.Record` as JSON (``data``) and its ``digest``.
+  :class:`jev.base.record.Record` as JSON (``data``) and its ``digest``.
 * ``turns``: per-turn loop state keyed by ``(host, session, turn)``: the loop state
   JSON, the last material hash, the last decision JSON (action, supplement text,
   report line: whatever the orchestrator puts there), ``lease_until`` (epoch seconds
@@ -32,7 +32,7 @@ Secrets: every string written (records, turn state, the session index, exports) 
 scrubbed first (:mod:`jev.store.secrets`, :func:`redact`).
 
 Damage: a SQLite file that is not a database or is corrupt raises
-:class:`jev.errors.StoreDamaged`; :func:`jev.store.sqlite.quarantine` moves it aside
+:class:`jev.base.errors.StoreDamaged`; :func:`jev.store.sqlite.quarantine` moves it aside
 (the hook does, then starts a new store).
 
 Modules: :mod:`~jev.store.core` (:class:`Store`, composed of the parts below),
@@ -46,7 +46,7 @@ Modules: :mod:`~jev.store.core` (:class:`Store`, composed of the parts below),
 
 from __future__ import annotations
 
-from jev.records import Record
+from jev.base.record import Record
 from jev.store.core import Store, Transaction, default_store_path
 from jev.store.migrations import MIGRATIONS
 from jev.store.secrets import KEY_ENV_NAMES, REDACTED, redact

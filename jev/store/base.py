@@ -2,7 +2,7 @@
 
 :class:`StoreBase` opens the backend named by a path or URL, serialises calls from
 threads, runs write transactions and translates driver errors into
-:class:`jev.errors.StoreError`; the parts of :class:`jev.store.Store` (turn state,
+:class:`jev.base.errors.StoreError`; the parts of :class:`jev.store.Store` (turn state,
 records, the session index) build on it. :class:`Transaction` is what a block inside
 :meth:`StoreBase.transaction` may do.
 """
@@ -16,9 +16,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
-from jev.errors import StoreDamaged, StoreError
-from jev.paths import jev_home_str
-from jev.records import Record
+from jev.base.errors import StoreDamaged, StoreError
+from jev.base.paths import jev_home_str
+from jev.base.record import Record
 from jev.store import rows
 from jev.store.backend import Backend
 from jev.store.migrations import MIGRATIONS
@@ -30,7 +30,7 @@ T = TypeVar("T")
 
 
 def default_store_path() -> Path:
-    """``<jev_home>/jev.sqlite3`` (:func:`jev.settings.jev_home`), where Jev keeps
+    """``<jev_home>/jev.sqlite3`` (:func:`jev.settings.profiles.jev_home`), where Jev keeps
     records and turn state."""
     return Path(jev_home_str()) / "jev.sqlite3"
 

@@ -12,7 +12,7 @@ rules):
 * :mod:`jev.store.rows` — the row-level SQL they share.
 
 A :class:`jev.store.backend.Backend` supplies the connection and dialect. Every driver
-error is translated into :class:`jev.errors.StoreError`, with a message naming the
+error is translated into :class:`jev.base.errors.StoreError`, with a message naming the
 database and what to do.
 """
 
@@ -32,7 +32,7 @@ class Store(TurnState, RecordSet, Sessions):
     Args:
         path: the SQLite database file, or a store URL (``sqlite:///path``,
             ``postgresql://user@host:port/db``). Default: the URL configured in
-            ``JEV_STORE_URL`` / ``store.url`` (:mod:`jev.team`), else
+            ``JEV_STORE_URL`` / ``store.url`` (:mod:`jev.settings.team`), else
             :func:`default_store_path`. Missing folders are created.
         url: a store URL (wins over ``path``).
         now: clock returning epoch seconds (used for ``updated_at``, leases'
@@ -43,7 +43,7 @@ class Store(TurnState, RecordSet, Sessions):
     Raises:
         StoreError: when the database cannot be created, opened or migrated, is not
             a Jev database, or was written by a newer Jev
-            (:class:`jev.errors.StoreDamaged` when a SQLite file is not a database
+            (:class:`jev.base.errors.StoreDamaged` when a SQLite file is not a database
             or is corrupt).
 
     One instance holds one connection and may be shared by threads (calls are

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from jev import safejson
-from jev.errors import StoreError, UsageError
-from jev.records import Record, validate_record_json
+from jev.base import safejson
+from jev.base.errors import StoreError, UsageError
+from jev.base.record import Record, validate_record_json
 from jev.store.secrets import record_key_env, scrub, secret_values
 from jev.store.values import dumps
 

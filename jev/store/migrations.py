@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from jev.records import Record
+from jev.base.record import Record
 
 __all__ = ["MIGRATIONS", "SqlConnection", "SqlCursor"]
 

@@ -21,7 +21,7 @@ only when a ``postgresql://`` store URL is opened, never on the hook's no-audit 
   when the server has not answered in that time — the server-side timeouts cannot
   fire on a server that is frozen (``SIGSTOP``, a stalled VM) while the kernel still
   acknowledges the packets. The statement then fails as a :class:`StoreError`.
-* Failures: every :class:`psycopg.Error` becomes a :class:`jev.errors.StoreError`
+* Failures: every :class:`psycopg.Error` becomes a :class:`jev.base.errors.StoreError`
   naming the server (without password) and what to do; a broken connection is
   reopened on the next transaction.
 """
@@ -39,7 +39,7 @@ from contextlib import contextmanager, suppress
 from typing import Any
 
 from jev import deadline
-from jev.errors import StoreError
+from jev.base.errors import StoreError
 from jev.store.backend import Backend
 from jev.store.migrations import SqlCursor
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
-from jev.records import Record
+from jev.base.record import Record
 from jev.store import rows
 from jev.store.base import StoreBase, Transaction
 from jev.store.jsonl import export_jsonl, read_jsonl

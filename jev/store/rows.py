@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from jev.records import Record, iso_utc, parse_iso_utc, validate_record_json
+from jev.base.record import Record, iso_utc, parse_iso_utc, validate_record_json
 from jev.store.backend import Backend
 from jev.store.secrets import record_key_env, scrub, secret_values
 from jev.store.values import PRUNE_INTERVAL_S, TurnKey, TurnRow, dumps

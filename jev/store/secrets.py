@@ -14,8 +14,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from jev.records import Record
-from jev.redaction import redact_secrets
+from jev.base.record import Record
+from jev.base.redaction import redact_secrets
 
 __all__ = ["KEY_ENV_NAMES", "REDACTED", "record_key_env", "redact", "scrub", "secret_values"]
 
@@ -58,7 +58,7 @@ def scrub(value: Any, secrets: tuple[str, ...]) -> Any:
     """``value`` (str or JSON-like nesting) with ``secrets``, header values and
     ``Bearer`` tokens replaced by :data:`REDACTED`; tuples come back as lists."""
     if isinstance(value, str):
-        # Any case, without its prefix, any 12-character fragment (jev.redaction).
+        # Any case, without its prefix, any 12-character fragment (jev.base.redaction).
         value = redact_secrets(value, secrets, REDACTED)
         value = _HEADER_RE.sub(
             lambda m: f"{m.group(1)}{m.group(2)}{m.group(3) or ''}{REDACTED}", value

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jev import safejson
-from jev.files import move_aside, write_atomic
+from jev.base import safejson
+from jev.base.files import move_aside, write_atomic
 from jev.store.backend import Backend
 from jev.store.base import StoreBase, Transaction
 from jev.store.secrets import scrub, secret_values

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from jev import deadline
-from jev.errors import StoreDamaged, StoreError
-from jev.files import move_aside
+from jev.base.errors import StoreDamaged, StoreError
+from jev.base.files import move_aside
 from jev.store.backend import Backend
 from jev.store.values import BUSY_TIMEOUT_S
 

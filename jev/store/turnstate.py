@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, overload
 
-from jev.records import Record
+from jev.base.record import Record
 from jev.store import rows
 from jev.store.base import StoreBase, Transaction
 from jev.store.values import TurnKey, TurnRow

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from jev.errors import SettingsError, StoreError
+from jev.base.errors import SettingsError, StoreError
+from jev.settings.team import load_team_config
 from jev.store.backend import Backend
 from jev.store.sqlite import SqliteBackend
-from jev.team import load_team_config
 
 __all__ = ["configured_store_url", "is_store_url", "open_backend", "sqlite_path"]
 

@@ -32,7 +32,7 @@ class TurnRow:
 
     Attributes:
         key: the turn.
-        state: loop state JSON (``jev.loop.LoopState.to_json()``), any JSON object.
+        state: loop state JSON (``jev.base.loop_state.LoopState.to_json()``), any JSON object.
         material_hash: hash of the material last audited, or ``None``.
         decision: the last decision JSON (action, supplement text, report line), or
             ``None``.

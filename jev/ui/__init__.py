@@ -8,8 +8,8 @@ WSGI server (:mod:`wsgiref`) with one thread per request:
 * :mod:`jev.ui.app` — the WSGI application: the URL token, the CSRF check, the
   ``Host``/``Origin`` checks, routing, security headers;
 * :mod:`jev.ui.settings_view` — the settings page (design.md §10): the same parsing
-  and validation code as ``jev settings set`` (:func:`jev.settings.parse_raw`,
-  :func:`jev.settings.save_settings`), profiles, "test the judge";
+  and validation code as ``jev settings set`` (:func:`jev.settings.profiles.parse_raw`,
+  :func:`jev.settings.profiles.save_settings`), profiles, "test the judge";
 * :mod:`jev.ui.records_view` — what Jev did (design.md §11): turns, one turn's rounds,
   the overview's counts, all read through :class:`jev.store.Store`'s public reading
   methods;

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
+from jev.base.terminal import visible
 from jev.store import Store
-from jev.terminal import visible
 
 __all__ = ["MAX_FORM_BYTES", "Request", "Response", "UiApp", "shown"]
 
@@ -132,7 +132,7 @@ class UiApp:
         """The records store (:class:`jev.store.Store`), opened on first use.
 
         Raises:
-            jev.errors.StoreError: the database cannot be opened.
+            jev.base.errors.StoreError: the database cannot be opened.
         """
         if self._store is None:
             self._store = Store(self.store_path)
@@ -273,7 +273,7 @@ def shown(value: Any) -> Any:
     Every ``{{ … }}`` of the templates passes through here (jinja2's ``finalize``),
     before HTML escaping: a bidi override (U+202E …) is shown as ``\\u202e`` instead of
     reordering what the reader sees ("evil" displayed as "live"), with the same escapes
-    as terminal output (:func:`jev.terminal.visible`). Newlines, tabs and carriage
+    as terminal output (:func:`jev.base.terminal.visible`). Newlines, tabs and carriage
     returns stay (HTML does not interpret them). Values that are not text are unchanged;
     already-safe markup stays markup (the escapes add no HTML).
     """

@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from jev.domain import Material
-from jev.positions import segment
-from jev.records import Record, parse_iso_utc
+from jev.base.domain import Material
+from jev.base.record import Record, parse_iso_utc
+from jev.base.segments import segment
 from jev.store import TurnKey
 
 if TYPE_CHECKING:
@@ -310,7 +310,7 @@ def material_view(material: Mapping[str, Any] | None, focus_id: str) -> dict[str
 
     Returns ``{"request": [[Piece…] per message], "todos": [{id, content, status,
     focus}], "answer": [Piece…], "all": bool}`` or ``None`` without material. The
-    numbering is :func:`jev.positions.number`'s; the text around the positions is kept
+    numbering is :func:`jev.pipeline.material.number`'s; the text around the positions is kept
     exactly, so the focus is shown in its context.
     """
     if material is None:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 from wsgiref.simple_server import ServerHandler, WSGIRequestHandler, WSGIServer
 
-from jev.errors import UsageError
+from jev.base.errors import UsageError
 from jev.ui.app import MAX_FORM_BYTES, UiApp
 
 __all__ = [

@@ -1,9 +1,9 @@
 """The settings page of ``jev ui`` (design.md §10): one profile's values, profiles, a judge test.
 
 Validation is the command line's: every submitted text goes through
-:func:`jev.settings.parse_raw` (with ``exact=True``: spaces around a number are refused,
+:func:`jev.settings.profiles.parse_raw` (with ``exact=True``: spaces around a number are refused,
 so what is saved is what the field shows) and is saved with
-:func:`jev.settings.save_settings`, which writes atomically under the profile's lock.
+:func:`jev.settings.profiles.save_settings`, which writes atomically under the profile's lock.
 
 Rules of the page:
 
@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jev import settings as st
-from jev.auditor import run_audit
-from jev.domain import Material
-from jev.errors import SettingsError, UsageError
+from jev.base.domain import Material
+from jev.base.errors import SettingsError, UsageError
 from jev.judges import create_judge, judge_names
+from jev.pipeline.audit import run_audit
+from jev.settings import profiles as st
 
 if TYPE_CHECKING:
     from jev.ui.app import Request, Response, UiApp
@@ -59,7 +59,7 @@ class Field:
     """One input of the settings form.
 
     Attributes:
-        key: the dotted settings key (:data:`jev.settings.KEYS`).
+        key: the dotted settings key (:data:`jev.settings.profiles.KEYS`).
         label: what the page calls it.
         help: one line under the input (units, meaning).
         group: ``main`` or ``judge`` or ``more`` (the section it is shown in).
@@ -425,7 +425,7 @@ class JudgeTest:
 
 
 def sample_material() -> Any:
-    """The bundled test turn (``jev/ui/sample_turn.json``) as a :class:`~jev.domain.Material`.
+    """The bundled test turn (``jev/ui/sample_turn.json``) as a :class:`~jev.base.domain.Material`.
 
     A turn whose Todo list still has one of three requested jobs pending while the
     answer is silent about it: a judge should answer ``omission``.

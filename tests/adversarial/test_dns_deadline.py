@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from jev.errors import TransportError
+from jev.base.errors import TransportError
+from jev.base.record import parse_iso_utc
 from jev.judges._http import CLOSE_MARGIN_S, JsonPoster
-from jev.records import parse_iso_utc
 from tests.adversarial.test_judge_transport import CASE, run_jev, set_profile
 
 HANG_HOST = "judge.hangs.invalid"

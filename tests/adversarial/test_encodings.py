@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
-from jev.settings import save_settings
+from jev.base.terminal import json_visible, visible
+from jev.settings.profiles import save_settings
 from jev.store import Store
-from jev.terminal import json_visible, visible
 from tests.hosts_e2e.harness import JEV, ClaudeCodeSim
 
 pytestmark = pytest.mark.skipif(not JEV.exists(), reason="console script not installed")

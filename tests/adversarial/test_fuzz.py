@@ -117,7 +117,7 @@ def run_hook(name: str, data: bytes) -> tuple[int, str]:
 def test_hook_stdin_fuzz_always_exits_0(
     name: str, obj: dict[str, Any], how: str, depth: int, enabled: bool
 ) -> None:
-    from jev.settings import save_settings
+    from jev.settings.profiles import save_settings
 
     save_settings(None, {"enabled": enabled})
     obj = {"hook_event_name": "Stop", **obj}
@@ -193,7 +193,7 @@ records = st.lists(
 def test_transcript_fuzz_ends_cleanly(
     recs: list[dict[str, Any]], how: str, depth: int, which: int
 ) -> None:
-    from jev.settings import save_settings
+    from jev.settings.profiles import save_settings
 
     save_settings(None, {"enabled": True})
     lines = [json.dumps(r).encode() for r in recs]

@@ -75,7 +75,7 @@ def run_hook_in_process(
 
 @pytest.fixture(params=["enabled", "disabled"])
 def state(request: pytest.FixtureRequest) -> str:
-    from jev.settings import save_settings
+    from jev.settings.profiles import save_settings
 
     save_settings(None, {"enabled": request.param == "enabled"})
     return str(request.param)
@@ -219,7 +219,7 @@ print(json.dumps({"rc": proc.returncode, "stderr": proc.stderr.decode("utf-8", "
 @pytest.mark.slow
 @pytest.mark.skipif(not JEV.exists(), reason="console script not installed")
 def test_nul_filled_tail_costs_bounded_memory(tmp_path: Path) -> None:
-    from jev.settings import save_settings
+    from jev.settings.profiles import save_settings
 
     save_settings(None, {"enabled": True})
     path = transcript_with(tmp_path, _user("Fix the parser."))

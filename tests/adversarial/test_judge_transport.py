@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from jev.errors import TransportError
+from jev.base.errors import TransportError
 from jev.judges._http import CLOSE_MARGIN_S, JsonPoster, redact_secrets
 from tests.conftest import FIXTURES
 from tests.hostile import HostileServer, key_forms
@@ -64,7 +64,7 @@ def run_jev(*args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
 
 
 def set_profile(**values: object) -> None:
-    from jev.settings import save_settings
+    from jev.settings.profiles import save_settings
 
     save_settings(None, {f"judge.{k}": v for k, v in values.items()})
 
@@ -198,8 +198,8 @@ def test_redirect_to_another_host_is_not_followed() -> None:
 
 
 def test_settings_refuse_timeout_over_600_at_save() -> None:
-    from jev.errors import SettingsError
-    from jev.settings import parse_raw, save_settings
+    from jev.base.errors import SettingsError
+    from jev.settings.profiles import parse_raw, save_settings
 
     for raw in ("601", "99999999999"):
         with pytest.raises(SettingsError, match="600"):

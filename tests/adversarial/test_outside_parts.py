@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from jev.settings import save_settings
+from jev.settings.profiles import save_settings
 from jev.store import Store
 from tests.hostile import HostileServer
 from tests.hosts_e2e.harness import JEV, ClaudeCodeSim
@@ -234,7 +234,7 @@ def test_sixteen_identical_stops_spend_one_supplement(tmp_path: Path, jev_home: 
 def test_a_counted_block_is_delivered_when_the_session_index_fails_after_it(
     tmp_path: Path, jev_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from jev.errors import StoreError
+    from jev.base.errors import StoreError
     from jev.hosts.hook import SessionIndex, run_stop_hook
 
     save_settings(None, {"enabled": True})

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
+from jev.base.domain import Material
 from jev.cli import main
-from jev.domain import Material
 from tests.conftest import FIXTURES, REPO
 
 SURROGATE = "\\ud83d"  # the six characters of the JSON escape, as JavaScript writes it
@@ -47,7 +47,7 @@ def _hook(
 ) -> dict[str, Any]:
     """Run ``jev hook NAME`` on the payload (``raw`` JSON text wins); its stdout JSON,
     plus ``"stderr"`` (where some hosts' contracts put the notice)."""
-    from jev.settings import save_settings
+    from jev.settings.profiles import save_settings
 
     save_settings(None, {"enabled": True})
     text = raw or json.dumps(payload)
@@ -236,7 +236,7 @@ def test_hook_stdin_surrogates_are_noted_per_field(
 
 
 def test_api_material_with_surrogates_is_replaced_and_noted(jev_home: Path) -> None:
-    from jev.auditor import Auditor
+    from jev.pipeline.audit import Auditor
     from jev.store import Store
 
     material = Material(

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from jev.base.errors import ResponseError, SettingsError
 from jev.cli import main
-from jev.errors import ResponseError, SettingsError
 from tests.conftest import REPO
 from tests.store.helpers import DbTarget
 
@@ -69,9 +69,9 @@ def test_lone_surrogate_in_material_is_consistent_in_the_record(
 
 @pytest.mark.parametrize("depth", [100_000, 900, 40])
 def test_deep_reply_is_reply_malformed(depth: int) -> None:
-    from jev.domain import Material, TodoItem
-    from jev.positions import number
-    from jev.reply import parse_reply
+    from jev.base.domain import Material, TodoItem
+    from jev.pipeline.material import number
+    from jev.pipeline.parse import parse_reply
 
     numbering = number(
         Material(
@@ -100,7 +100,7 @@ def test_deep_reply_is_reply_malformed(depth: int) -> None:
     ],
 )
 def test_base_url_with_query_credential_is_refused_and_not_echoed(url: str) -> None:
-    from jev.settings import set_value
+    from jev.settings.profiles import set_value
 
     with pytest.raises(SettingsError) as info:
         set_value(None, "judge.base_url", url)
@@ -108,7 +108,7 @@ def test_base_url_with_query_credential_is_refused_and_not_echoed(url: str) -> N
 
 
 def test_base_url_with_harmless_query_is_kept() -> None:
-    from jev.settings import set_value
+    from jev.settings.profiles import set_value
 
     url = "https://example.openai.azure.com/openai?api-version=2024-06-01"
     assert set_value(None, "judge.base_url", url).judge.base_url == url
@@ -126,7 +126,7 @@ def test_base_url_with_harmless_query_is_kept() -> None:
     ids=["5000-digit-int", "nested-5000"],
 )
 def test_broken_profile_toml_names_path_and_line(text: str, where: str, jev_home: Path) -> None:
-    from jev.settings import load_settings
+    from jev.settings.profiles import load_settings
 
     path = jev_home / "profiles" / "default.toml"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -207,7 +207,7 @@ def test_broken_session_index_is_quarantined_once_and_rebuilt(
 
 
 def test_line_separators_are_escaped_in_the_data_block() -> None:
-    from jev.render import data_json
+    from jev.pipeline.render import data_json
 
     value = {"text": "a\u2028b\u2029c\u0085d"}
     out = data_json(value)

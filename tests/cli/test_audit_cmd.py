@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from jev.base.domain import Material
 from jev.cli import main
-from jev.domain import Material
-from jev.positions import number
+from jev.pipeline.material import number
 from tests.conftest import FIXTURES, REPO
 from tests.fakeserver import FakeProvider, openai_completion, running_provider
 from tests.store.helpers import DbTarget

@@ -11,8 +11,14 @@ from typing import Any
 
 import pytest
 
-from jev.benchmark import BUILTIN_SETS, RESULT_SCHEMA, builtin_cases, corpus_version, sets_table
 from jev.cli import main
+from jev.measure.benchmark import (
+    BUILTIN_SETS,
+    RESULT_SCHEMA,
+    builtin_cases,
+    corpus_version,
+    sets_table,
+)
 from tests.conftest import REPO
 from tests.fakeserver import FakeProvider, openai_completion
 

@@ -192,7 +192,7 @@ def test_a_profile_names_the_judge_without_judge_flag(
     jev_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Issue 20 item 3: `jev eval --profile P` measures the judge profile P names."""
-    from jev.settings import save_settings
+    from jev.settings.profiles import save_settings
 
     save_settings("ci", {"judge.provider": "rules"})
     assert main(["eval", str(CASES), "--profile", "ci"]) == 0

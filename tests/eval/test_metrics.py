@@ -1,4 +1,4 @@
-"""Metrics of jev.evaluate checked against hand-computed values."""
+"""Metrics of jev.measure.evaluate checked against hand-computed values."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from jev.domain import Position
-from jev.errors import UsageError
-from jev.evaluate import (
+from jev.base.domain import Position
+from jev.base.errors import UsageError
+from jev.measure.evaluate import (
     INCOMPLETE,
     Confusion,
     ExpectedFocus,

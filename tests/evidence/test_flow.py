@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
-from jev.auditor import Auditor
-from jev.domain import Material, Settings
+from jev.base.domain import Material, Settings
+from jev.base.record import Record
 from jev.evidence.runs import Run
 from jev.evidence.step import EvidenceInput
 from jev.hosts.hook import run_stop_hook
 from jev.hosts.transcript import read_turns
-from jev.records import Record
-from jev.replay import replay_record
-from jev.settings import load_settings, save_settings
+from jev.measure.replay import replay_record
+from jev.pipeline.audit import Auditor
+from jev.settings.profiles import load_settings, save_settings
 from jev.store import Store
 from tests.hosts_e2e.harness import ClaudeCodeSim
 

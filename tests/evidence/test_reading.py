@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from jev.domain import Material
+from jev.base.domain import Material
 from jev.evidence.claims import admits_failure, find_claims
 from jev.evidence.finding import check_runs
 from jev.evidence.outcome import MAX_QUOTE_CHARS, read_outcome
 from jev.evidence.runs import MAX_OUTPUT_CHARS, Run, command_kinds, is_compound, run_from_json
-from jev.positions import number
+from jev.pipeline.material import number
 
 
 @pytest.mark.parametrize(

@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from jev.api import Auditor
-from jev.domain import JudgeAnswer, JudgeInfo, JudgeInput, Numbering
-from jev.errors import TransportError
+from jev.base.domain import JudgeAnswer, JudgeInfo, JudgeInput, Numbering
+from jev.base.errors import TransportError
 from jev.hosts.hook import HookResult
-from jev.settings import save_settings
+from jev.settings.profiles import save_settings
 from jev.store import Store
 
 PROBLEMS = ("omission", "contradiction", "unknown", "needs-user")

@@ -33,7 +33,7 @@ from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_a
 
 from jev.hosts.hook import HookResult, run_stop_hook
 from jev.hosts.registry import host_names
-from jev.settings import save_settings
+from jev.settings.profiles import save_settings
 from tests.hosts.bound_helpers import (
     FLAGS,
     MISSING,

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
 
 from jev.hosts.hook import HookResult, run_stop_hook
-from jev.settings import save_settings
+from jev.settings.profiles import save_settings
 from tests.hosts.bound_helpers import FLAGS, MISSING, BoundHost, BoundMachine, NeverComplete
 from tests.hosts_e2e.more_hosts import SIMS, HostSim, blocked_reason
 

@@ -20,7 +20,7 @@ from jev.hosts.claude_code import adapter as cc
 from jev.hosts.claude_code import facts as cc_facts
 from jev.hosts.hook import run_session_start_hook
 from jev.hosts.transcript import read_turns
-from jev.texts import system_prompt_section
+from jev.pipeline.texts import system_prompt_section
 
 NINE = (
     Path(__file__).resolve().parent.parent

@@ -15,7 +15,7 @@ import pytest
 
 from jev.hosts.fastpath import quick_skip
 from jev.hosts.hook import run_stop_hook
-from jev.settings import save_settings
+from jev.settings.profiles import save_settings
 from tests.conftest import FIXTURES
 
 TRANSCRIPTS = sorted(
@@ -136,7 +136,7 @@ def test_fast_path_imports_only_the_standard_library(tmp_path: Path, jev_home: P
     assert out[-1] == "[]", out
     assert set(eval(out[-2])) <= {
         "jev",
-        "jev.backread",  # the one backward reader (imports only os)
+        "jev.hosts.backread",  # the one backward reader (imports only os)
         "jev.cli",
         "jev.cli.hook_cmd",
         "jev.hosts",
@@ -146,5 +146,6 @@ def test_fast_path_imports_only_the_standard_library(tmp_path: Path, jev_home: P
         "jev.hosts.claude_code.adapter",
         "jev.hosts.ccformat",
         "jev.hosts.ccformat.records",
-        "jev.paths",
+        "jev.base",  # the package of the bottom layer (a docstring, no imports)
+        "jev.base.paths",
     }

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from jev.domain import TodoItem
+from jev.base.domain import TodoItem
 from jev.hosts.gemini import transcript as gt
 from jev.hosts.gemini.adapter import GeminiInstaller
 from tests.conftest import SHARED

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from jev.settings import save_settings
+from jev.settings.profiles import save_settings
 from jev.store import Store
 from tests.hosts_e2e.harness import ClaudeCodeSim
 

@@ -6,7 +6,7 @@ audits. Importing pydantic there would add about 100 ms (more than the whole hoo
 a disabled profile; figures in the commit that added this test), so host stop
 payloads are parsed by the adapters' own stdlib code, and a usual profile and the
 records it writes are validated without loading the pydantic models
-(jev/settings_check.py, jev/records.py). These tests run the real ``jev hook`` in a
+(jev/settings/check.py, jev/base/record.py). These tests run the real ``jev hook`` in a
 child process and look at what it imported.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from jev.hosts.registry import host_names
-from jev.settings import save_settings
+from jev.settings.profiles import save_settings
 from jev.store import Store
 from tests.conftest import FIXTURES
 from tests.settings.helpers import child_env
@@ -55,7 +55,7 @@ def test_a_stop_of_a_disabled_profile_loads_no_pydantic(host: str, tmp_path: Pat
     modules, stdout = _hook_modules(host, payload, tmp_path)
     assert "jev.cli" in modules  # the hook really ran
     assert stdout.strip() in ("", "{}")  # nothing to say: the profile is off
-    assert not {"pydantic", "jev.settings_model", "jev.record_model"} & modules
+    assert not {"pydantic", "jev.settings.model", "jev.base.record_model"} & modules
 
 
 def test_an_audited_claude_code_stop_loads_no_pydantic(jev_home: Path, tmp_path: Path) -> None:
@@ -66,8 +66,8 @@ def test_an_audited_claude_code_stop_loads_no_pydantic(jev_home: Path, tmp_path:
         "transcript_path": str(FIXTURES / "hand" / "claude-tasks.jsonl"),
     }
     modules, _ = _hook_modules("claude-code", payload, tmp_path)
-    assert "jev.auditor" in modules  # the full path, up to the audit
+    assert "jev.pipeline.audit" in modules  # the full path, up to the audit
     with Store() as store:
         records = [r for r in store.list_records() if r.session == "s-imports"]
     assert records and records[0].status == "verdict"  # audited and recorded
-    assert "pydantic" not in modules and "jev.settings_model" not in modules
+    assert "pydantic" not in modules and "jev.settings.model" not in modules

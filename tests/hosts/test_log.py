@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from jev import log
-from jev.settings import save_settings
+from jev.settings.profiles import save_settings
 from tests.conftest import FIXTURES
 from tests.settings.helpers import MAIN_SNIPPET, child_env
 
@@ -294,10 +294,10 @@ def test_a_failed_judge_call_names_its_kind_not_its_message(jev_home: Path) -> N
 def test_a_technical_retry_names_the_previous_calls_problem(
     jev_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from jev.domain import Material
+    from jev.base.domain import Material
     from jev.judges.scripted import ScriptedJudge
-    from jev.judging import run_audit
-    from jev.settings import load_settings
+    from jev.pipeline.audit import run_audit
+    from jev.settings.profiles import load_settings
 
     monkeypatch.setenv("JEV_LOG", "info")
     material = Material(

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from jev.base.errors import UsageError
 from jev.cli import main
-from jev.errors import UsageError
 from jev.hosts import transcript
 from jev.hosts.claude_code import transcript as claude_code
 from jev.hosts.codex import transcript as codex

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from jev.settings import save_settings
+from jev.settings.profiles import save_settings
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 REAL = FIXTURES / "real"

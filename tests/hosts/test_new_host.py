@@ -17,7 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from jev.settings import save_settings
+from jev.settings.profiles import save_settings
 from jev.store import Store
 from tests.conftest import REPO
 from tests.settings.helpers import MAIN_SNIPPET

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-import jev.render as render
+import jev.pipeline.render as render
 from jev.api import Auditor
-from jev.settings import save_settings
+from jev.settings.profiles import save_settings
 from jev.store import Store
 from tests.conftest import REPO
 from tests.hosts.bound_helpers import NeverComplete

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jev.errors import JevError, UsageError
+from jev.base.errors import JevError, UsageError
 from jev.hosts.transcript import Turn, detect_format, read_current_turn, read_turns
 from tests.strength import examples
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from jev.domain import Material
-from jev.errors import UsageError
+from jev.base.domain import Material
+from jev.base.errors import UsageError
 from jev.hosts.transcript import detect_format, read_current_turn, read_turns
 from jev.hosts.turnfile import read_turn_file
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from jev.settings import save_settings
+from jev.settings.profiles import save_settings
 from tests.fakeserver import FakeProvider, Reply, openai_completion
 
 

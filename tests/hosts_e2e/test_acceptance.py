@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from jev.settings import load_settings, save_settings
+from jev.settings.profiles import load_settings, save_settings
 from jev.store import Store
 from tests.conftest import FIXTURES
 from tests.fakeserver import FakeProvider

@@ -152,7 +152,7 @@ def test_row9_budget_exhausted_shows_last_verdict(tmp_path: Path, judge: FakePro
 
 
 def test_row10_over_budget_then_retry_after_raising(tmp_path: Path, judge: FakeProvider) -> None:
-    from jev.settings import save_settings
+    from jev.settings.profiles import save_settings
 
     save_settings("default", {"evidence_chars": 300})
     sim = ClaudeCodeSim(tmp_path)
@@ -183,7 +183,7 @@ def test_row10_over_budget_then_retry_after_raising(tmp_path: Path, judge: FakeP
 
 
 def test_judge_down_fails_open_with_notice(tmp_path: Path, judge: FakeProvider) -> None:
-    from jev.settings import save_settings
+    from jev.settings.profiles import save_settings
 
     save_settings("default", {"judge.base_url": f"http://127.0.0.1:{closed_port()}/v1"})
     sim = ClaudeCodeSim(tmp_path)
@@ -325,7 +325,7 @@ def test_unusable_state_folder_fails_open(
 def test_session_start_hook_emits_section_only_when_enabled(
     tmp_path: Path, judge: FakeProvider
 ) -> None:
-    from jev.settings import save_settings
+    from jev.settings.profiles import save_settings
 
     run = run_hook(
         f"{JEV} hook claude-code-session-start",

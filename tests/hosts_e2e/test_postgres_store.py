@@ -59,7 +59,7 @@ def test_server_restart_mid_run_loses_nothing_and_the_hook_fails_open(
 
 
 def test_the_no_audit_path_never_imports_the_driver(tmp_path: Path, jev_home: Path) -> None:
-    from jev.settings import save_settings
+    from jev.settings.profiles import save_settings
 
     save_settings("default", {"enabled": True})
     sim = ClaudeCodeSim(tmp_path)

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from jev.hosts.registry import host_names
-from jev.settings import save_settings
+from jev.settings.profiles import save_settings
 from jev.store import Store
 from tests.conftest import SHARED
 from tests.hosts_e2e.harness import JEV, run_hook

@@ -109,8 +109,8 @@ def test_a_dead_collector_costs_at_most_the_flush_bound(
 def test_export_to_a_dead_or_silent_collector_stays_within_the_bound() -> None:
     import socket
 
-    from jev.team import TeamConfig
-    from jev.telemetry import export_records
+    from jev.settings.team import TeamConfig
+    from jev.telemetry.export import export_records
     from tests.store.helpers import three_round_turn
 
     records = three_round_turn()
@@ -134,9 +134,9 @@ def test_export_to_a_dead_or_silent_collector_stays_within_the_bound() -> None:
 def test_otlp_headers_reach_the_collector_and_bad_entries_are_skipped(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from jev.otlp_send import otlp_headers
-    from jev.team import TeamConfig
-    from jev.telemetry import export_records
+    from jev.settings.team import TeamConfig
+    from jev.telemetry.export import export_records
+    from jev.telemetry.otlp import otlp_headers
     from tests.store.helpers import three_round_turn
 
     env = {

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from jev.cli import main
-from jev.settings import save_settings
+from jev.settings.profiles import save_settings
 from tests.hosts_e2e.harness import ClaudeCodeSim
 
 

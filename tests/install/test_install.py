@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from jev.base.errors import UsageError
 from jev.cli import main
-from jev.errors import UsageError
 from jev.hosts import install
-from jev.settings import load_settings
+from jev.settings.profiles import load_settings
 
 
 @pytest.fixture(autouse=True)
@@ -212,7 +212,7 @@ def test_codex_user_install_respects_codex_home(
 
 
 def test_timeout_follows_profile_judge_settings(project: Path) -> None:
-    from jev.settings import save_settings
+    from jev.settings.profiles import save_settings
 
     save_settings("slow", {"judge.timeout_s": 100, "judge.technical_retries": 2})
     assert install.hook_timeout_s("slow") == 100 * 3 + 60 * 2 + 30

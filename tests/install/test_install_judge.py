@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from jev.cli import main
-from jev.settings import load_settings, save_settings
+from jev.settings.profiles import load_settings, save_settings
 
 
 @pytest.fixture(autouse=True)

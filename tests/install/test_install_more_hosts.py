@@ -14,7 +14,7 @@ import pytest
 
 from jev.cli import main
 from jev.hosts import install
-from jev.settings import load_settings, save_settings
+from jev.settings.profiles import load_settings, save_settings
 
 _COMMAND_HANDLER = {
     "type": "object",

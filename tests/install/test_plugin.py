@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from jev.settings import save_settings
+from jev.settings.profiles import save_settings
 from tests.conftest import REPO
 
 PLUGIN = REPO / "plugins" / "jev"

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from jev.domain import JudgeInput, Material, Numbering, Position, TodoItem
+from jev.base.domain import JudgeInput, Material, Numbering, Position, TodoItem
 from tests.fakeserver import FakeProvider
 
 SYSTEM = "RULES: answer with one JSON object."
@@ -28,7 +28,7 @@ def judge_input() -> JudgeInput:
 
 @pytest.fixture
 def numbering() -> Numbering:
-    """A numbering matching :func:`judge_input` (built by hand, no jev.positions)."""
+    """A numbering matching :func:`judge_input` (built by hand, no jev.base.segments)."""
     material = Material(
         request=("Fix the parser.",),
         todos=(TodoItem("Fix the parser", "completed"),),

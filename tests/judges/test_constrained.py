@@ -9,13 +9,13 @@ from typing import Any
 import jsonschema
 import pytest
 
-from jev.domain import JudgeInput, Material, Numbering
-from jev.errors import TransportError
+from jev.base.domain import JudgeInput, Material, Numbering
+from jev.base.errors import TransportError
 from jev.judges.anthropic import AnthropicJudge
 from jev.judges.constrained import MAX_ENUM_IDS, MEMORY, reply_schema
 from jev.judges.openai_compat import OpenAIJudge
-from jev.positions import number
-from jev.reply import parse_reply
+from jev.pipeline.material import number
+from jev.pipeline.parse import parse_reply
 from tests.fakeserver import (
     FakeProvider,
     Reply,
@@ -238,8 +238,8 @@ def test_plain_text_refusal_after_last_mode_propagates(
 def test_the_record_says_which_mode_was_used(
     jev_home: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from jev.base.record import validate_record_json
     from jev.cli import main
-    from jev.records import validate_record_json
     from jev.store import Store
     from tests.conftest import FIXTURES
 

@@ -10,8 +10,8 @@ from email.utils import format_datetime
 import httpx
 import pytest
 
-from jev.domain import JudgeAnswer, JudgeInput, Numbering
-from jev.errors import SettingsError, TransportError
+from jev.base.domain import JudgeAnswer, JudgeInput, Numbering
+from jev.base.errors import SettingsError, TransportError
 from jev.judges._http import (
     MAX_RETRY_AFTER_S,
     JsonPoster,
@@ -135,9 +135,9 @@ def test_ollama_404_from_a_server_that_is_not_ollama_names_the_openai_provider(
     fake_provider: FakeProvider,
 ) -> None:
     """Issue 20 item 3: llama-server has no /api/chat; "check judge.model" misled."""
-    from jev.domain import JudgeInput, Material
+    from jev.base.domain import JudgeInput, Material
     from jev.judges.ollama import OllamaJudge
-    from jev.positions import number
+    from jev.pipeline.material import number
 
     numbering = number(Material(("Fix it",)))
     fake_provider.script(Reply(status=404, body="File Not Found"))

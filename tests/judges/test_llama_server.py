@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from jev.auditor import run_audit
-from jev.benchmark import builtin_cases
-from jev.domain import JudgeSettings
+from jev.base.domain import JudgeSettings
 from jev.judges import create_judge
-from jev.settings import load_settings
+from jev.measure.benchmark import builtin_cases
+from jev.pipeline.audit import run_audit
+from jev.settings.profiles import load_settings
 
 pytestmark = pytest.mark.slow
 

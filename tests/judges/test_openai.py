@@ -7,8 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from jev.domain import JudgeInput, JudgeSettings, Numbering, Usage
-from jev.errors import ContextLengthError, SettingsError, TransportError
+from jev.base.domain import JudgeInput, JudgeSettings, Numbering, Usage
+from jev.base.errors import ContextLengthError, SettingsError, TransportError
 from jev.judges import Judge, create_judge
 from jev.judges.constrained import reply_schema
 from jev.judges.openai_compat import OpenAIJudge

@@ -31,7 +31,7 @@ pytestmark = pytest.mark.e2e
 
 _PLUGIN = '''
 """A tiny Jev judge: omission on the first unfinished Todo item, else on the last one."""
-from jev.domain import JudgeAnswer, JudgeInfo
+from jev.base.domain import JudgeAnswer, JudgeInfo
 
 
 class TinyJudge:

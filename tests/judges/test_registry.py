@@ -9,8 +9,8 @@ from collections.abc import Iterator
 import pytest
 
 import jev.judges as judges
-from jev.domain import JudgeAnswer, JudgeInfo, JudgeInput, JudgeSettings, Numbering
-from jev.errors import SettingsError, UsageError
+from jev.base.domain import JudgeAnswer, JudgeInfo, JudgeInput, JudgeSettings, Numbering
+from jev.base.errors import SettingsError, UsageError
 from jev.judges import create_judge, judge_names, register_judge
 from jev.judges.scripted import ScriptedJudge
 

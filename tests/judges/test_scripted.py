@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from jev.domain import JudgeInput, JudgeSettings, Numbering
-from jev.errors import ContextLengthError, SettingsError, TransportError
+from jev.base.domain import JudgeInput, JudgeSettings, Numbering
+from jev.base.errors import ContextLengthError, SettingsError, TransportError
 from jev.judges import Judge, create_judge
 from jev.judges.scripted import LOG_ENV, REPLIES_ENV, ScriptedJudge, load_script
 
@@ -155,8 +155,8 @@ def test_file_script_is_shared_across_processes(tmp_path: Path) -> None:
     replies = _write(tmp_path / "replies.json", ["alpha", "beta"])
     log = tmp_path / "calls.jsonl"
     code = (
-        "from jev.domain import JudgeInput, JudgeSettings, Material, Numbering\n"
-        "from jev.errors import TransportError\n"
+        "from jev.base.domain import JudgeInput, JudgeSettings, Material, Numbering\n"
+        "from jev.base.errors import TransportError\n"
         "from jev.judges import create_judge\n"
         "j = create_judge(JudgeSettings(provider='scripted'))\n"
         "n = Numbering(Material(('x',)), ())\n"

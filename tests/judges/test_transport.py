@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 import pytest
 
-from jev.errors import TransportError
+from jev.base.errors import TransportError
 from jev.judges._http import JsonPoster
 from jev.judges._transport import environment_mounts
 

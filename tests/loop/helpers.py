@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jev.domain import AuditOutcome, Position, Verdict
+from jev.base.domain import AuditOutcome, Position, Verdict
 
 FOCUS_FOR = {
     "complete": "none",

@@ -8,16 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jev.domain import PROBLEM_ASSESSMENTS, AuditOutcome
-from jev.loop import (
-    MAX_SUPPLEMENTS_LIMIT,
-    Action,
-    LoopState,
-    cancel,
-    decide,
-    end_reason,
-    should_audit,
-)
+from jev.base.domain import PROBLEM_ASSESSMENTS, AuditOutcome
+from jev.base.loop_state import MAX_SUPPLEMENTS_LIMIT, Action, LoopState, end_reason
+from jev.pipeline.decide import cancel, decide
+from jev.pipeline.gate import should_audit
 
 from .helpers import incomplete, skipped, verdict
 

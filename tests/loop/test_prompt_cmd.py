@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from jev.cli.prompt_cmd import locale_language
-from jev.texts import system_prompt_section
+from jev.pipeline.texts import system_prompt_section
 
 RUN_MAIN = "import sys; from jev.cli import main; sys.exit(main())"
 

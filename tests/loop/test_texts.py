@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from jev.domain import Material, Position, Verdict
-from jev.loop import Action, LoopState, cancel, decide
-from jev.positions import number
-from jev.texts import (
+from jev.base.domain import Material, Position, Verdict
+from jev.base.loop_state import Action, LoopState
+from jev.pipeline.decide import cancel, decide
+from jev.pipeline.material import number
+from jev.pipeline.texts import (
     DISPLAY_QUOTE_CHARS,
     display_quote,
     exhausted_notice,
@@ -142,7 +143,7 @@ def test_supplement_from_a_labelled_case_quotes_the_exact_position(case: str) ->
 
 
 def verdict_at(assessment: str, pos: Position):  # type: ignore[no-untyped-def]
-    from jev.domain import AuditOutcome
+    from jev.base.domain import AuditOutcome
 
     return AuditOutcome(status="verdict", verdict=Verdict(assessment, pos))
 
@@ -299,7 +300,7 @@ def test_system_prompt_section_chinese() -> None:
 
 @pytest.mark.parametrize("language", LANGS)
 def test_templates_shipped_and_hashable(language: str) -> None:
-    from jev.render import template_hash
+    from jev.pipeline.render import template_hash
 
     names = text_template_names(language)
     for name in names:
@@ -309,7 +310,7 @@ def test_templates_shipped_and_hashable(language: str) -> None:
 
 def test_texts_and_loop_import_without_heavy_modules() -> None:
     code = (
-        "import sys, jev.loop, jev.texts\n"
+        "import sys, jev.base.loop_state, jev.pipeline.texts\n"
         "heavy = [m for m in ('jinja2', 'httpx', 'jsonschema', 'pydantic') if m in sys.modules]\n"
         "print(','.join(heavy))\n"
     )

@@ -49,10 +49,10 @@ def run_jev(*args: str, env: dict[str, str] | None = None) -> subprocess.Complet
 def prompts_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A copy of the shipped prompts, used through ``JEV_PROMPTS_DIR`` as a user would.
 
-    ``jev.render`` caches compiled templates per process; the fixture clears those
+    ``jev.pipeline.render`` caches compiled templates per process; the fixture clears those
     caches before and after, so edits to the copy take effect in this process.
     """
-    import jev.render as render
+    import jev.pipeline.render as render
 
     copy = tmp_path / "prompts"
     shutil.copytree(REPO / "prompts", copy)

@@ -1,6 +1,6 @@
 """Generate ``tests/fixtures/golden/records.jsonl`` through the real audit path.
 
-Every record is written by :class:`jev.auditor.Auditor` (the same code a host runs) with a
+Every record is written by :class:`jev.pipeline.audit.Auditor` (the same code a host runs) with a
 :class:`~jev.judges.scripted.ScriptedJudge` playing the judge, into a real SQLite
 :class:`~jev.store.Store`, then exported with ``Store.export_jsonl``. The clock is
 fixed and judge latency is zeroed after export, so regenerating gives the same bytes
@@ -31,10 +31,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from jev.auditor import Auditor
-from jev.domain import JudgeSettings, Material, Settings, TodoItem
-from jev.errors import TransportError
+from jev.base.domain import JudgeSettings, Material, Settings, TodoItem
+from jev.base.errors import TransportError
 from jev.judges.scripted import ScriptedJudge, ScriptEntry
+from jev.pipeline.audit import Auditor
 from jev.store import Store
 
 GOLDEN = Path(__file__).resolve().parent.parent / "fixtures" / "golden" / "records.jsonl"

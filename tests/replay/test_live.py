@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
+from jev.base.domain import JudgeSettings, Settings
 from jev.cli import main
-from jev.domain import JudgeSettings, Settings
 from jev.judges.scripted import ScriptedJudge
-from jev.live import live_replay
-from jev.replay import iter_jsonl
+from jev.measure.live import live_replay
+from jev.measure.replay_source import iter_jsonl
 from tests.conftest import REPO
 from tests.fakeserver import FakeProvider, Reply, openai_completion
 from tests.replay.conftest import golden_lines, write_jsonl
@@ -172,7 +172,7 @@ def test_live_replay_honours_retry_after_and_counts_non_audits(tmp_path: Path) -
     cancelled = next(r for r in golden_lines() if r["status"] == "cancelled")
     source = write_jsonl(tmp_path / "records.jsonl", [*records, cancelled])
     out = tmp_path / "answers.jsonl"
-    from jev.errors import TransportError
+    from jev.base.errors import TransportError
 
     judge = ScriptedJudge(
         [

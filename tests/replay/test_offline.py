@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from jev.base.record import Record
 from jev.cli import main
-from jev.records import Record
-from jev.replay import iter_jsonl, replay, replay_record
+from jev.measure.replay import replay, replay_record
+from jev.measure.replay_source import iter_jsonl
 from jev.store import Store
 from tests.replay.conftest import GOLDEN, golden_lines, run_jev, write_jsonl
 from tests.replay.make_golden import generate
@@ -86,10 +87,10 @@ def test_changed_supplement_rule_reports_exactly_the_supplement_records(
     assert report["changed"] == len(expected) and report["errors"] == 0
 
     template.write_text(source, "utf-8")
-    import jev.render
+    import jev.pipeline.render
 
-    jev.render._environment.cache_clear()
-    jev.render._source_in.cache_clear()
+    jev.pipeline.render._environment.cache_clear()
+    jev.pipeline.render._source_in.cache_clear()
     assert main(["replay", str(GOLDEN)]) == 0
     assert "0 changed" in capsys.readouterr().out
 

@@ -7,14 +7,16 @@ import sys
 import tomllib
 from pathlib import Path
 
-from jev import settings as st
+from jev.settings import profiles as st
 
 from .helpers import run_jev, run_python
 
 
 def test_save_two_then_a_new_process_reads_two(jev_home: Path) -> None:
     st.save_settings(None, {"max_supplements": 2})
-    out = run_python("from jev.settings import load_settings as l; print(l().max_supplements)")
+    out = run_python(
+        "from jev.settings.profiles import load_settings as l; print(l().max_supplements)"
+    )
     assert out.strip() == "2"
 
 
@@ -162,7 +164,8 @@ def test_console_script_is_the_same_entry_point() -> None:
 
 def test_reading_settings_stays_light() -> None:
     code = (
-        "import sys; from jev.settings import load_settings, list_profiles; load_settings(); "
+        "import sys; from jev.settings.profiles import load_settings, list_profiles; "
+        "load_settings(); "
         "list_profiles(); heavy = [m for m in ('httpx', 'jinja2', 'jsonschema', 'pydantic', "
         "'tomlkit') if m in sys.modules]; print(heavy)"
     )

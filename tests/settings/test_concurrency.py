@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from jev import settings as st
-from jev.errors import SettingsError
+from jev.base.errors import SettingsError
+from jev.settings import profiles as st
 
 from .helpers import python_child
 
 WRITER = """
 import json, os, time
 from pathlib import Path
-from jev.settings import save_settings
+from jev.settings.profiles import save_settings
 updates = json.loads(os.environ["UPDATES"])
 go = Path(os.environ["GO_FILE"])
 Path(f"{go}.ready.{os.getpid()}").write_text("")

@@ -1,4 +1,4 @@
-"""The pydantic model of a profile (jev/settings_model.py) and its cheap first look.
+"""The pydantic model of a profile (jev/settings/model.py) and its cheap first look.
 
 The model is the authority on every key's type, range and default (design.md §10);
 ``certainly_valid`` only spares the usual values the pydantic import and must never
@@ -17,10 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from jev import settings_model as sm
-from jev.errors import SettingsError
-from jev.resources import data_file
-from jev.settings_keys import KEYS, certainly_valid
+from jev.base.errors import SettingsError
+from jev.base.resources import data_file
+from jev.settings import model as sm
+from jev.settings.keys import KEYS, certainly_valid
 
 from .helpers import child_env
 
@@ -125,7 +125,7 @@ def test_refusals_use_jevs_words_not_pydantics() -> None:
 
 
 def test_a_refused_file_value_names_file_line_and_range(jev_home: Path) -> None:
-    from jev import settings as st
+    from jev.settings import profiles as st
 
     path = jev_home / "profiles" / "web.toml"
     path.parent.mkdir(parents=True)
@@ -151,8 +151,8 @@ def test_usual_profiles_load_without_pydantic(jev_home: Path) -> None:
     path = jev_home / "profiles" / "web.toml"
     path.parent.mkdir(parents=True)
     path.write_text('enabled = true\n[judge]\nprovider = "openai"\napi_key_env = "MY_KEY"\n')
-    loaded = _modules_after("from jev.settings import load_settings; load_settings('web')")
-    assert "jev.settings" in loaded and "pydantic" not in loaded
+    loaded = _modules_after("from jev.settings.profiles import load_settings; load_settings('web')")
+    assert "jev.settings.profiles" in loaded and "pydantic" not in loaded
     path.write_text('enabled = true\n[judge]\nbase_url = "https://api.deepseek.com"\n')
-    loaded = _modules_after("from jev.settings import load_settings; load_settings('web')")
-    assert "jev.settings_model" in loaded and "pydantic" in loaded
+    loaded = _modules_after("from jev.settings.profiles import load_settings; load_settings('web')")
+    assert "jev.settings.model" in loaded and "pydantic" in loaded

@@ -1,8 +1,8 @@
 """Settings are described once (issue 24 item 3): every other description agrees.
 
-The source is the key table :data:`jev.settings_keys.KEYS` (stdlib-only, so the
+The source is the key table :data:`jev.settings.keys.KEYS` (stdlib-only, so the
 hook's fast path and ``certainly_valid`` never import pydantic). The pydantic model
-:mod:`jev.settings_model` takes its numeric bounds from it (``_bounds``); these tests
+:mod:`jev.settings.model` takes its numeric bounds from it (``_bounds``); these tests
 fail as soon as one of the hand-written descriptions disagrees with it:
 
 * the model: the same keys, each key's type, bounds and choices (its JSON schema);
@@ -22,10 +22,10 @@ from typing import Any
 
 import pytest
 
-from jev import settings_model as sm
-from jev.errors import UsageError
-from jev.resources import data_file
-from jev.settings_keys import KEYS
+from jev.base.errors import UsageError
+from jev.base.resources import data_file
+from jev.settings import model as sm
+from jev.settings.keys import KEYS
 
 ROOT = Path(__file__).resolve().parents[2]
 #: "1 … 3650", "0..10", "1 … 1,000,000" (integers with thousands separators).

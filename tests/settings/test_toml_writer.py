@@ -11,7 +11,7 @@ import ast
 import tomllib
 from pathlib import Path
 
-from jev.settings import save_settings
+from jev.settings.profiles import save_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 

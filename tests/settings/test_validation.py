@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from jev import settings as st
-from jev.domain import Settings
-from jev.errors import SettingsError, UsageError
+from jev.base.domain import Settings
+from jev.base.errors import SettingsError, UsageError
+from jev.settings import profiles as st
 
 # key -> (accepted typed values, refused typed values)
 TABLE: dict[str, tuple[list[object], list[object]]] = {

@@ -6,8 +6,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from jev.auditor import conclude
-from jev.domain import (
+from jev.base.domain import (
     AuditOutcome,
     JudgeInfo,
     JudgeSettings,
@@ -18,8 +17,10 @@ from jev.domain import (
     Usage,
     Verdict,
 )
-from jev.loop import LoopState
-from jev.records import Record, build_record
+from jev.base.loop_state import LoopState
+from jev.base.record import Record
+from jev.pipeline.decide import conclude
+from jev.pipeline.record import build_record
 from jev.store import TurnKey
 from tests.conftest import FIXTURES
 
@@ -63,7 +64,7 @@ def verdict_record(
     cfg: Settings | None = None,
 ) -> Record:
     """A normal-audit record built by the orchestrator's own steps: the loop decision
-    and texts of :func:`jev.auditor.conclude` and the one record builder."""
+    and texts of :func:`jev.pipeline.decide.conclude` and the one record builder."""
     cfg = cfg or settings()
     raw_reply = raw or json.dumps({"assessment": assessment, "focus": focus.id, "confidence": 0.8})
     outcome = AuditOutcome(

@@ -1,7 +1,7 @@
-"""The record model (jev/record_model.py) and schemas/record.schema.json agree.
+"""The record model (jev/base/record_model.py) and schemas/record.schema.json agree.
 
 The schema file is the published contract (kept by hand: descriptions, and the subset
-that ``jev.schemacheck`` evaluates without jsonschema); the pydantic model is what
+that ``jev.base.schemacheck`` evaluates without jsonschema); the pydantic model is what
 validates. Both ways are checked: their facts (fields, JSON types, required fields,
 closed objects, enums, bounds, patterns) are equal, and on the golden records and
 seeded mutations of them the model and jsonschema accept and refuse the same documents.
@@ -18,9 +18,9 @@ import jsonschema
 import pytest
 from pydantic import ValidationError
 
-from jev.record_model import RecordModel
-from jev.records import validate_record_json
-from jev.schemacheck import certainly_valid
+from jev.base.record import validate_record_json
+from jev.base.record_model import RecordModel
+from jev.base.schemacheck import certainly_valid
 from tests.conftest import FIXTURES, REPO
 
 SCHEMA: dict[str, Any] = json.loads((REPO / "schemas" / "record.schema.json").read_text("utf-8"))

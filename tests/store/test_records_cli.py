@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from jev.records import validate_record_json
+from jev.base.record import validate_record_json
 from jev.store import Store
 from tests.store.helpers import T0, DbTarget, three_round_turn
 

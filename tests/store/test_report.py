@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from jev.errors import UsageError
-from jev.records import iso_utc
-from jev.report import LatencyHistogram, Report, load_prices
+from jev.base.errors import UsageError
+from jev.base.record import iso_utc
+from jev.measure.report import LatencyHistogram, Report, load_prices
 from jev.store import Store
 from tests.store.helpers import DAY, DbTarget, three_round_turn
 from tests.store.test_records_cli import jev

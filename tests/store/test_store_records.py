@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from jev.errors import StoreError, UsageError
-from jev.records import Record, validate_record_json
+from jev.base.errors import StoreError, UsageError
+from jev.base.record import Record, validate_record_json
 from jev.store import MIGRATIONS, Store, TurnKey, TurnRow, default_store_path
 from tests.store.helpers import DAY, T0, DbTarget, three_round_turn
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from jev.records import validate_record_json
+from jev.base.record import validate_record_json
 from jev.store import REDACTED, Store, TurnKey, TurnRow, redact
 from tests.store.helpers import T0, DbTarget, settings, three_round_turn
 

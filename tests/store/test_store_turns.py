@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from jev.errors import StoreError
-from jev.records import Record
+from jev.base.errors import StoreError
+from jev.base.record import Record
 from jev.store import Store, TurnKey, TurnRow
 from tests.conftest import REPO
 from tests.store.helpers import T0, DbTarget, three_round_turn

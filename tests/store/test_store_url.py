@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from jev.errors import StoreError
+from jev.base.errors import StoreError
 from jev.store import MIGRATIONS, Store, TurnKey, TurnRow
 from tests.fakeserver import closed_port
 from tests.pgserver import TEAM_PASSWORD, PgCluster

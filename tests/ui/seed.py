@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from jev.api import Auditor
-from jev.domain import JudgeSettings, Material, Settings, TodoItem
+from jev.base.domain import JudgeSettings, Material, Settings, TodoItem
 from jev.judges.openai_compat import OpenAIJudge
 from jev.store import Store
 from tests.fakeserver import FakeProvider, Reply, openai_completion

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from jev import settings as st
+from jev.settings import profiles as st
 from tests.ui.conftest import Browser, UiProcess, jev_command, start_ui
 
 pytestmark = pytest.mark.browser

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from jev import settings as st
 from jev.api import Auditor
-from jev.domain import JudgeSettings, Material, Settings, TodoItem
+from jev.base.domain import JudgeSettings, Material, Settings, TodoItem
 from jev.judges.openai_compat import OpenAIJudge
+from jev.settings import profiles as st
 from jev.store import Store, default_store_path
 from jev.ui.server import READ_DEADLINE
 from tests.fakeserver import running_provider

@@ -17,8 +17,8 @@ from urllib.parse import urlencode, urlsplit
 
 import pytest
 
-from jev import settings as st
-from jev.errors import UsageError
+from jev.base.errors import UsageError
+from jev.settings import profiles as st
 from jev.ui import UiServer, is_loopback
 from tests.ui.conftest import Browser, UiProcess, jev_command, start_ui
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from jev import settings as st
-from jev.domain import Material, TodoItem
-from jev.errors import SettingsError
-from jev.positions import number
-from jev.records import Record
+from jev.base.domain import Material, TodoItem
+from jev.base.errors import SettingsError
+from jev.base.record import Record
+from jev.pipeline.material import number
+from jev.settings import profiles as st
 from jev.store import Store, default_store_path
 from jev.ui import records_view as rv
 from jev.ui import settings_view as sv

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from jev.domain import TodoItem
+from jev.base.domain import TodoItem
 from jev.evidence.runs import Run
 from jev.hosts.ccformat.records import (
     NOT_A_PROMPT,

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from jev.domain import TodoItem
+from jev.base.domain import TodoItem
 from jev.hosts.readkit import as_dict, as_str
 
 __all__ = ["TodoState"]

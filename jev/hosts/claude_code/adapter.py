@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 
-from jev.backread import LineTooLong, lines_backward
+from jev.hosts.backread import LineTooLong, lines_backward
 from jev.hosts.ccformat.records import TODO_TOOLS, classify_user
 
 TYPE_CHECKING = False  # no ``typing`` import on the fast path

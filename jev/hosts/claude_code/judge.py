@@ -13,7 +13,7 @@ Measured in the real CLI 2.1.328 (hosts.md (Claude Code)): ``--json-schema`` add
 then exits 0 with ``structured_output: null`` — a failed call here (``cli-output``),
 never a verdict. ``--bare`` is not used: it skips hooks but only accepts
 ``ANTHROPIC_API_KEY`` auth, so a user logged in with their subscription would fail;
-Jev's own hooks are silenced by :data:`jev.paths.JUDGE_CHILD_ENV` instead. The user's
+Jev's own hooks are silenced by :data:`jev.base.paths.JUDGE_CHILD_ENV` instead. The user's
 login, model settings and base URL are the CLI's own (no key, no base URL in Jev).
 
 Usage comes from the result's ``usage`` (input tokens include cache reads and writes).
@@ -24,8 +24,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from jev.domain import JudgeAnswer, JudgeInput, Numbering, Usage
-from jev.errors import TransportError
+from jev.base.domain import JudgeAnswer, JudgeInput, Numbering, Usage
+from jev.base.errors import TransportError
 from jev.judges.cli import (
     CliCall,
     CliJudge,

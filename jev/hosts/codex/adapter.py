@@ -102,7 +102,7 @@ class CodexAdapter:
         from dataclasses import replace
         from pathlib import Path
 
-        from jev.errors import MaterialMissing
+        from jev.base.errors import MaterialMissing
         from jev.hosts.transcript import Turn, read_current_turn
 
         path = hook.transcript_path

@@ -16,7 +16,7 @@ answer itself, so the reply goes through Jev's strict parser like any other
 read-only sandbox and ``approval_policy = "never"`` keep the call a text call, and the
 empty temporary working folder gives the model nothing to read. The user's login and
 ``config.toml`` (provider, model) are the CLI's own; Jev's hooks are silenced by
-:data:`jev.paths.JUDGE_CHILD_ENV`.
+:data:`jev.base.paths.JUDGE_CHILD_ENV`.
 
 Usage comes from the ``turn.completed`` event of ``--json`` (input includes cached
 tokens).
@@ -28,8 +28,8 @@ import json
 import os
 from pathlib import Path
 
-from jev.domain import JudgeAnswer, JudgeInput, Numbering, Usage
-from jev.errors import TransportError
+from jev.base.domain import JudgeAnswer, JudgeInput, Numbering, Usage
+from jev.base.errors import TransportError
 from jev.judges.cli import CliCall, CliJudge, CliRun, argv_model, quick_output
 from jev.judges.constrained import reply_schema
 

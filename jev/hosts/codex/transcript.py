@@ -47,7 +47,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from jev.domain import TodoItem
+from jev.base.domain import TodoItem
 from jev.evidence.runs import Run
 from jev.hosts.codex.runs import SHELL_CALLS, shell_command, shell_run
 from jev.hosts.turns import (

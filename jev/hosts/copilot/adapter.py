@@ -42,7 +42,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jev.errors import MaterialMissing
+from jev.base.errors import MaterialMissing
 from jev.hosts.adapter_kit import (
     FullHookAdapter,
     HookFileInstaller,

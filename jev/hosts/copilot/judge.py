@@ -24,8 +24,8 @@ import json
 import os
 from pathlib import Path
 
-from jev.domain import JudgeAnswer, JudgeInput, Numbering
-from jev.errors import TransportError
+from jev.base.domain import JudgeAnswer, JudgeInput, Numbering
+from jev.base.errors import TransportError
 from jev.hosts.judge_kit import prompt_with_schema
 from jev.judges.cli import CliCall, CliJudge, CliRun, argv_model
 

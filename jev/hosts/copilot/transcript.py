@@ -53,8 +53,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jev.domain import TodoItem
-from jev.errors import MaterialMissing
+from jev.base.domain import TodoItem
+from jev.base.errors import MaterialMissing
 from jev.hosts.copilot.runs import SHELL_TOOLS, shell_run
 from jev.hosts.readkit import (
     SupplementTest,

@@ -46,7 +46,7 @@ from jev.hosts.base import (
 from jev.hosts.cursor.transcript import current_turn_and_followups, read_current_turn
 from jev.hosts.hook_commands import hook_command
 from jev.hosts.readkit import supplement_test
-from jev.settings import load_settings
+from jev.settings.profiles import load_settings
 
 if TYPE_CHECKING:
     from jev.hosts.hook import SessionIndex

@@ -42,8 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jev.domain import TodoItem
-from jev.errors import MaterialMissing
+from jev.base.domain import TodoItem
+from jev.base.errors import MaterialMissing
 from jev.hosts.readkit import (
     SupplementTest,
     as_dict,

@@ -49,7 +49,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jev.errors import MaterialMissing
+from jev.base.errors import MaterialMissing
 from jev.hosts.adapter_kit import FullHookAdapter, HookFileInstaller, decision_answer
 from jev.hosts.base import (
     ConfigSetting,

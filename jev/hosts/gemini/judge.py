@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from jev.domain import JudgeAnswer, JudgeInput, Numbering
-from jev.errors import TransportError
+from jev.base.domain import JudgeAnswer, JudgeInput, Numbering
+from jev.base.errors import TransportError
 from jev.hosts.judge_kit import INSTRUCTION, credentials, prompt_with_schema, stats_usage
 from jev.judges.cli import CliCall, CliJudge, CliRun, argv_model, first_json_object
 

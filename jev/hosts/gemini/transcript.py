@@ -57,9 +57,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jev import safejson
-from jev.domain import TodoItem
-from jev.errors import UsageError
+from jev.base import safejson
+from jev.base.domain import TodoItem
+from jev.base.errors import UsageError
 from jev.evidence.runs import Run
 from jev.hosts.readkit import (
     SupplementTest,

@@ -22,8 +22,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from jev.domain import JudgeAnswer, JudgeInput, Numbering
-from jev.errors import TransportError
+from jev.base.domain import JudgeAnswer, JudgeInput, Numbering
+from jev.base.errors import TransportError
 from jev.hosts.judge_kit import INSTRUCTION, credentials, stats_usage
 from jev.judges.cli import CliCall, CliJudge, CliRun, argv_model
 from jev.judges.constrained import reply_schema

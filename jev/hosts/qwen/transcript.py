@@ -38,7 +38,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from jev.domain import TodoItem
+from jev.base.domain import TodoItem
 from jev.hosts.readkit import (
     SupplementTest,
     as_dict,

@@ -1,7 +1,7 @@
 """The offline ``rules`` judge: deterministic, zero-cost, heuristic (design.md §5, §13).
 
 It answers the same question as a model judge, from the numbered material alone
-(:class:`~jev.domain.Numbering`), with a fixed list of general English and Chinese
+(:class:`~jev.base.domain.Numbering`), with a fixed list of general English and Chinese
 rules. The first rule that fires wins; every rule names the position that is its
 evidence and quotes both sides of its finding (the open item and the claim, the two
 values, the condition and the act). When no rule can, the verdict is ``complete``: a
@@ -56,7 +56,7 @@ Package layout: one module per rule family (``scope``, ``asks``, ``claims``, ``n
 ``targets``, ``values``, ``outcomes``, ``open_items``, ``coverage``, ``thin``), each with
 its English and Chinese word lists in a ``<family>.toml`` file next to it; shared parts
 (the per-material view, filler, token helpers, shared vocabulary in ``base.toml``) live
-in ``_base``. Sentences come from :func:`jev.positions.sentences`.
+in ``_base``. Sentences come from :func:`jev.base.segments.sentences`.
 
 Stdlib only (``re``, ``tomllib``); pure CPU, no I/O after import; same numbering in,
 same text out.
@@ -68,7 +68,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from jev.domain import JudgeAnswer, JudgeInfo, Numbering
+from jev.base.domain import JudgeAnswer, JudgeInfo, Numbering
 from jev.judges.rules import (
     asks,
     claims,
@@ -84,7 +84,7 @@ from jev.judges.rules import (
 from jev.judges.rules._base import RuleHit, _View
 
 if TYPE_CHECKING:
-    from jev.domain import JudgeInput, JudgeSettings
+    from jev.base.domain import JudgeInput, JudgeSettings
 
 __all__ = ["RULES", "RULE_IDS", "RuleHit", "RulesJudge", "explain"]
 
@@ -133,7 +133,7 @@ def explain(numbering: Numbering) -> RuleHit:
     """Run the rules on one numbered material and say which fired (design.md §5, §13).
 
     Args:
-        numbering: the material numbered by ``jev.positions.number``; Todo positions
+        numbering: the material numbered by ``jev.pipeline.material.number``; Todo positions
             carry their status.
 
     Returns:

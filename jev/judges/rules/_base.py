@@ -12,7 +12,8 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from jev.domain import Numbering, Position
+from jev.base.domain import Numbering, Position
+from jev.base.segments import sentences as _sentences
 from jev.judges.rules._words import _I as _I
 from jev.judges.rules._words import LazyRx as LazyRx
 from jev.judges.rules._words import Rx as Rx
@@ -21,7 +22,6 @@ from jev.judges.rules._words import _Gate as _Gate
 from jev.judges.rules._words import _lower as _lower
 from jev.judges.rules._words import _rx as _rx
 from jev.judges.rules._words import _Words as _Words
-from jev.positions import sentences as _sentences
 
 _W = _Words("base")
 

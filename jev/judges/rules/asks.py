@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from jev.domain import Position
+from jev.base.domain import Position
 from jev.judges.rules._base import (
     _I,
     _OFFER,

@@ -7,7 +7,8 @@ from __future__ import annotations
 import functools
 import re
 
-from jev.domain import Position
+from jev.base.domain import Position
+from jev.base.segments import sentences as _sentences
 from jev.judges.rules._base import (
     _GREEN_CLAIM,
     _I,
@@ -34,7 +35,6 @@ from jev.judges.rules._base import (
     _Words,
 )
 from jev.judges.rules.scope import excused
-from jev.positions import sentences as _sentences
 
 _W = _Words("claims")
 

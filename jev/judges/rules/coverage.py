@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from jev.base.segments import sentences as _sentences
 from jev.judges.rules._base import (
     _DESCOPE,
     _I,
@@ -30,7 +31,6 @@ from jev.judges.rules._base import (
 )
 from jev.judges.rules.scope import scope_of
 from jev.judges.rules.thin import is_thin
-from jev.positions import sentences as _sentences
 
 _W = _Words("coverage")
 

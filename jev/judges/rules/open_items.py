@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from jev.domain import Position
+from jev.base.domain import Position
+from jev.base.segments import sentences as _sentences
 from jev.judges.rules._base import (
     _NEGATION,
     _OFFER,
@@ -20,7 +21,6 @@ from jev.judges.rules._base import (
 )
 from jev.judges.rules.asks import _TODO_WAITS_USER, _ask_user_anywhere
 from jev.judges.rules.scope import excused, scope_of
-from jev.positions import sentences as _sentences
 
 _W = _Words("open_items")
 

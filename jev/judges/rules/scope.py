@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from jev.domain import Position
+from jev.base.domain import Position
 from jev.judges.rules._base import (
     _DESCOPE,
     _NEGATION,

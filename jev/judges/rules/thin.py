@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
+from jev.base.segments import sentences as _sentences
 from jev.judges.rules._base import RuleHit, _quote, _Rule, _View, _Words
 from jev.judges.rules.scope import handed_over
-from jev.positions import sentences as _sentences
 
 _W = _Words("thin")
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import re
 
-from jev.domain import Position
+from jev.base.domain import Position
+from jev.base.segments import sentences as _sentences
 from jev.judges.rules._base import (
     _ALL_DONE,
     _CODE_SPAN,
@@ -38,7 +39,6 @@ from jev.judges.rules._base import (
     _View,
     _Words,
 )
-from jev.positions import sentences as _sentences
 
 _W = _Words("values")
 

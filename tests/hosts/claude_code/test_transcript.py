@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from jev.errors import MaterialMissing, UsageError
+from jev.base.errors import MaterialMissing, UsageError
 from jev.hosts.claude_code import transcript as claude_code
 from jev.hosts.transcript import Turn, read_current_turn, read_turns
 

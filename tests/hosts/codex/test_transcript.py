@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from jev.domain import TodoItem
-from jev.errors import MaterialMissing
+from jev.base.domain import TodoItem
+from jev.base.errors import MaterialMissing
 from jev.hosts.codex import transcript as codex
 from jev.hosts.transcript import read_current_turn, read_turns
 from tests.conftest import SHARED

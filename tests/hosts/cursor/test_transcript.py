@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from jev.domain import TodoItem
-from jev.errors import MaterialMissing
+from jev.base.domain import TodoItem
+from jev.base.errors import MaterialMissing
 from jev.hosts.cursor import transcript as ct
 
 HAND = Path(__file__).resolve().parents[2] / "fixtures" / "hand"

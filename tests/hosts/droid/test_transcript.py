@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from jev.domain import TodoItem
+from jev.base.domain import TodoItem
 from jev.hosts.droid import transcript as dt
 
 FIXTURE = (

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from jev.domain import TodoItem
-from jev.errors import MaterialMissing, UsageError
+from jev.base.domain import TodoItem
+from jev.base.errors import MaterialMissing, UsageError
 from jev.hosts.gemini import transcript as gt
 
 HAND = Path(__file__).resolve().parents[2] / "fixtures" / "hand"

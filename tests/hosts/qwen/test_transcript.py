@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from jev.domain import TodoItem
-from jev.errors import MaterialMissing
+from jev.base.domain import TodoItem
+from jev.base.errors import MaterialMissing
 from jev.hosts.qwen import transcript as qt
 
 FIXTURE = (

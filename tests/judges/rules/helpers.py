@@ -1,13 +1,13 @@
 """Shared helpers of the rules judge's tests: small hand-written turns, numbered by the
-real ``jev.positions.number`` (design.md §4)."""
+real ``jev.pipeline.material.number`` (design.md §4)."""
 
 from __future__ import annotations
 
 import pytest
 
-from jev.domain import JudgeInput, Material, Numbering, TodoItem
+from jev.base.domain import JudgeInput, Material, Numbering, TodoItem
 from jev.judges.rules import RuleHit, explain
-from jev.positions import number
+from jev.pipeline.material import number
 
 DUMMY_INPUT = JudgeInput(system="s", user="u", language="en", template_hash="0" * 64)
 

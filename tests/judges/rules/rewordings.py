@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
-from jev.domain import Material
+from jev.base.domain import Material
 
 __all__ = ["REWORDINGS", "rewordings"]
 

@@ -23,9 +23,9 @@ from tests.conftest import FIXTURES, REPO
 _CHILD = """
 import json, sys
 from pathlib import Path
-from jev.domain import JudgeInput, Material
+from jev.base.domain import JudgeInput, Material
 from jev.judges.rules import RulesJudge
-from jev.positions import number
+from jev.pipeline.material import number
 judge = RulesJudge()
 probe = JudgeInput("", "", "en", "")
 out = []

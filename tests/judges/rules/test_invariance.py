@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from jev.benchmark import builtin_cases
-from jev.domain import Material, TodoItem
-from jev.evaluate import Case
+from jev.base.domain import Material, TodoItem
 from jev.judges.rules import explain
 from jev.judges.rules._base import _core_answers, _filler
-from jev.positions import number
+from jev.measure.benchmark import builtin_cases
+from jev.measure.evaluate import Case
+from jev.pipeline.material import number
 from tests.judges.rules.helpers import turn
 from tests.judges.rules.rewordings import rewordings
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from jev.domain import JudgeSettings, Material
+from jev.base.domain import JudgeSettings, Material
 from jev.judges import create_judge
 from jev.judges.rules import RULE_IDS, RulesJudge, explain
-from jev.positions import number
-from jev.reply import parse_reply
+from jev.pipeline.material import number
+from jev.pipeline.parse import parse_reply
 from tests.conftest import FIXTURES, REPO
 from tests.judges.rules.helpers import DUMMY_INPUT, turn
 

@@ -137,7 +137,10 @@ FLAGGED = [
         id="a-gate-word-next-to-an-upper-bound",
     ),
     P(
-        ["Rename the `Customer` model to `Account`.", "Oh, and rename `customer_id` in `Invoice` too."],
+        [
+            "Rename the `Customer` model to `Account`.",
+            "Oh, and rename `customer_id` in `Invoice` too.",
+        ],
         "Renamed `Customer` to `Account` with a migration; 64 tests pass.",
         [("Rename model", "completed"), ("Write migration", "completed")],
         "omission",

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from jev.domain import Material
+from jev.base.domain import Material
 from jev.hosts.transcript import read_turns
 from jev.judges.rules import explain
-from jev.positions import number
+from jev.pipeline.material import number
 from tests.conftest import FIXTURES
 
 ISSUE12 = sorted((FIXTURES / "issue12").glob("*.json"))
