@@ -1,7 +1,7 @@
 """The adversarial suite's figure: its bad inputs by area, and how many end cleanly.
 
-README's table "Its bad inputs, by area" (section "Bounds and the adversarial
-suite") is this script's output, pasted. Nothing in it is counted by hand:
+The table of docs/adversarial.md (README's *Bounds* section gives its total) is this
+script's output, pasted. Nothing in it is counted by hand:
 
 * the bad inputs are the test cases pytest collects under ``tests/adversarial``, each
   assigned to an area by its test function (:data:`AREA_OF`); a hypothesis fuzzer
@@ -13,8 +13,8 @@ suite") is this script's output, pasted. Nothing in it is counted by hand:
 * "end cleanly" is the number of those cases whose test passed in this run (a failed
   or skipped case is not clean; a failed fuzzer counts none of its examples).
 
-``tests/test_readme_hostile_figure.py`` runs ``--collect-only`` and checks the README
-table against it, so the figure cannot drift from the suite.
+``tests/test_readme_hostile_figure.py`` runs ``--collect-only`` and checks that table
+and README's total against it, so the figure cannot drift from the suite.
 
 Usage:
     python bench/hostile_inputs.py                # run the suite, print the table

@@ -303,3 +303,34 @@ def test_ollama_format_schema_then_json_then_text(
         assert judge.ask(judge_input, numbering).reply_mode == "text"
         formats = [r.json.get("format", "—") for r in old.requests]
         assert isinstance(formats[0], dict) and formats[1:] == ["json", "—", "—"]
+
+
+def test_every_per_audit_schema_is_narrower_than_the_published_reply_schema(
+    numbering: Numbering,
+) -> None:
+    """One source per contract (issue 24 item 3, design.md §15): the published
+    ``schemas/judge-reply.schema.json`` is the reply contract; the schemas built per
+    audit for constrained decoding may only narrow it. Every reply either dialect
+    accepts is a valid reply under the published schema, and both name its five
+    assessments exactly."""
+    from jev.base.resources import data_file
+
+    published = json.loads(data_file("schemas", "judge-reply.schema.json").read_text("utf-8"))
+    contract = jsonschema.Draft202012Validator(published)
+    assessments = published["properties"]["assessment"]["enum"]
+    ids = [p.id for p in numbering.positions]
+    for dialect in ("flat", "verdicts"):
+        narrow = jsonschema.Draft202012Validator(reply_schema(numbering, dialect))
+        accepted = 0
+        for assessment in assessments:
+            for focus in ids:
+                for confidence in (0, 0.5, 1, None):
+                    reply = {"assessment": assessment, "focus": focus, "confidence": confidence}
+                    if narrow.is_valid(reply):
+                        accepted += 1
+                        assert contract.is_valid(reply), (dialect, reply)
+        assert accepted, dialect
+    flat = reply_schema(numbering, "flat")
+    assert flat["properties"]["assessment"]["enum"] == assessments
+    branches = reply_schema(numbering, "verdicts")["anyOf"]
+    assert sorted(b["properties"]["assessment"]["enum"][0] for b in branches) == sorted(assessments)
