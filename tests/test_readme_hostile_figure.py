@@ -4,8 +4,8 @@
 ``tests/adversarial`` by area (a fuzzer counts its ``max_examples``); the table of
 docs/adversarial.md must show exactly those areas and counts, and README their total.
 Its "end cleanly" column must equal the count: every one of those cases asserts a
-clean end, so the claim holds exactly when the suite passes (CI runs it; ``python bench/hostile_inputs.py`` prints both columns
-from a real run).
+clean end, so the claim holds exactly when the suite passes (CI runs it;
+``python bench/hostile_inputs.py`` prints both columns from a real run).
 """
 
 from __future__ import annotations
