@@ -161,12 +161,10 @@ def _item_tokens(item: str) -> set[str]:
 def _mentions_part(text: str, token: str) -> bool:
     """Like :func:`_contains_token`, but a part of an identifier counts too: "deletion
     protection" is mentioned by ``deletion_protection`` and ``deletion.protection``."""
-    if _contains_token(text, token):
-        return True
     if not token[0].isascii():
-        return False
-    low = _lower(text)
-    return re.search(r"(?<![a-z0-9])" + re.escape(token) + r"(?![a-z0-9])", low) is not None
+        return _contains_token(text, token)
+    # borders of [a-z0-9] only: every \w-bordered match of _contains_token is one too
+    return bool(re.search(r"(?<![a-z0-9])" + re.escape(token) + r"(?![a-z0-9])", _lower(text)))
 
 
 #: A code identifier (``http_requests_total``, ``parseRow``, ``a.b``).

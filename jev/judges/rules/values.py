@@ -282,7 +282,7 @@ def _count_against_all(view: _View) -> RuleHit | None:
             for line in b.text.splitlines():
                 if sentence.strip() in line or _NOT_RESULT.search(line):
                     continue
-                stems = {_stem(w) for w in re.findall(r"[A-Za-z]{3,}", line)}
+                stems = {_stem(w) for w in _WORDS.findall(line)}
                 still = _STILL.search(line)
                 if noun not in stems:
                     continue
@@ -311,9 +311,7 @@ def _setting_against_claim(view: _View) -> RuleHit | None:
             after = _THEN.match(code, m.end())
             value = float(after.group(1) if after else m.group(2))
             shown.setdefault(_norm(m.group(1).rsplit(".", 1)[-1]), set()).add(value)
-    if not shown:
-        return None
-    if not _SET_TO.search(view.todo_text + "\n" + view.answer_plain):
+    if not shown or not _SET_TO.search(view.todo_text + "\n" + view.answer_plain):
         return None
     for where, sentence in _none_claims(view):
         for m in _SET_TO.finditer(sentence):
