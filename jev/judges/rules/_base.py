@@ -247,6 +247,8 @@ class _View:
         self.answer_plain = _strip_code(self.answer_text)
         self.request_text = "\n".join(numbering.material.request).replace("\r\n", "\n")
         self.todo_text = "\n".join(t.text for t in self.todos)
+        #: The Todo list and the answer: where the report can name a requested thing.
+        self.report_text = self.todo_text + "\n" + self.answer_text
         self.spans = _spans(self.answer_text, self.answers)
         breaks = [m.start() for m in re.finditer(r"\n[ \t]*\n", self.answer_text)]
         #: The 0-based paragraph (blank-line block) of each answer position, by id.

@@ -169,10 +169,7 @@ class _Gate:
         self.anchors = anchors
 
     def search(self, text: str) -> re.Match[str] | None:
-        low = _lower(text)
-        if not any(anchor in low for anchor in self.anchors):
-            return None
-        return self.rx.search(text)
+        return self.search_low(text, _lower(text))
 
     def match_start(self, text: str) -> re.Match[str] | None:
         """``match`` (at the start of ``text``) behind the same pre-check (``text`` is

@@ -447,13 +447,12 @@ def _things(text: str) -> set[str]:
 def _rule_later_ask_missing(view: _View) -> RuleHit | None:
     """``later-ask-missing``: a mid-turn message asks for more ("Also …", "另外 …") and
     no named thing of it shows up in the Todos or the answer."""
-    seen = view.todo_text + "\n" + view.answer_text
     earlier = "\n".join(r.text for r in view.requests if (r.message or 1) == 1).lower()
     for req in view.later_requests:
         if not _ALSO.search(req.text) or "?" in req.text or "？" in req.text:
             continue
         things = {t for t in _things(req.text) if t not in earlier}
-        if things and not any(_contains_token(seen, t) for t in things):
+        if things and not any(_contains_token(view.report_text, t) for t in things):
             return _LATER_ASK_MISSING.hit(
                 req,
                 f"a later message asks for {', '.join(sorted(things))} (“{_quote(req.text)}”), "
