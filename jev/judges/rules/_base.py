@@ -31,7 +31,7 @@ _TOPICS = _W.rx_table("topics")
 
 #: Literal, lower-case anchors per topic: a topic pattern can only match a text that
 #: contains one of them (a cheap ``in`` test before the slower regex search).
-_TOPIC_ANCHORS = _W.anchors_table("topics")
+_TOPIC_ANCHORS = {name: _W.anchors(f"topics.{name}") for name in _TOPICS}
 
 
 #: Sub-kinds that make two mentions of the same topic different things

@@ -253,9 +253,7 @@ def _rule_done_item_denied(view: _View) -> RuleHit | None:
         and not _NEGATION.search(_strip_code(t.text))
         and not _KEEP_TODO.search(t.text)
     ]
-    if not done:
-        return None
-    if not (_DENY_VERB.search(view.answer_plain) or _KEPT.search(view.answer_plain)):
+    if not done or not (_DENY_VERB.search(view.answer_plain) or _KEPT.search(view.answer_plain)):
         return None
     facts: list[tuple[Position, frozenset[str], set[str], set[str]]] = []
     for a in view.negated_or_kept:

@@ -224,9 +224,7 @@ def _green_vs_failures(view: _View) -> RuleHit | None:
     for b, sentence in view.sentences:
         if sentence == claim[1] or not _FAILED_REPORT.search(sentence):
             continue
-        if _PAST_RUN.search(sentence) or _zero_failures(sentence):
-            continue
-        if _unrelated_nearby(view, b):
+        if _PAST_RUN.search(sentence) or _zero_failures(sentence) or _unrelated_nearby(view, b):
             continue
         return _GREEN_CLAIM_VS_FAILURES.hit(
             claim[0],

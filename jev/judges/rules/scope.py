@@ -250,9 +250,7 @@ def _reported_done(view: _View, family: str) -> tuple[Position, str] | None:
             continue
         for clause in _CLAUSE_BREAK.split(_PARENTHESES.sub(" ", plain)):
             m = done.search(clause)
-            if m is None or _NEGATION.search(clause):
-                continue
-            if _NOT_DONE_YET.search(clause[: m.start()]):
+            if m is None or _NEGATION.search(clause) or _NOT_DONE_YET.search(clause[: m.start()]):
                 continue
             counts = [_amount(n) for n in _COUNT.findall(clause)] or [
                 _amount(n) for n in _COUNT.findall(plain)
