@@ -178,9 +178,8 @@ def _claim_then_failure(view: _View) -> RuleHit | None:
                 continue
             if _zero_failures(failure) or _UNRELATED.search(failure):
                 continue
-            shared = words & {w.lower() for w in _ASCII_WORD.findall(failure)}
-            if not shared:
-                continue
+            if not words & {w.lower() for w in _ASCII_WORD.findall(failure)}:
+                continue  # not the same step
             return _GREEN_CLAIM_VS_FAILURES.hit(
                 view.answers[i],
                 f"the answer says it worked (“{_quote(claim)}”) and then that it did not: "

@@ -252,9 +252,7 @@ def _reported_done(view: _View, family: str) -> tuple[Position, str] | None:
             m = done.search(clause)
             if m is None or _NEGATION.search(clause) or _NOT_DONE_YET.search(clause[: m.start()]):
                 continue
-            counts = [_amount(n) for n in _COUNT.findall(clause)] or [
-                _amount(n) for n in _COUNT.findall(plain)
-            ]
+            counts = [_amount(n) for n in _COUNT.findall(clause) or _COUNT.findall(plain)]
             if limit is not None and counts and max(counts) <= limit:
                 continue  # "if more than 1,000 rows …": 200 rows did not trigger it
             return a, sentence

@@ -140,12 +140,11 @@ def _bounds(view: _View) -> list[_Bound]:
                 lower = bool(_GATE.search(after[:25]) or _GATE.search(before[-12:]))
             if upper == lower:
                 continue
-            kind = _kind(m.group(2))
             found.append(
                 _Bound(
                     req,
                     sentence,
-                    kind,
+                    _kind(m.group(2)),
                     _normal(m.group(1), m.group(2)),
                     upper=upper,
                     subject=_subject(
