@@ -194,15 +194,6 @@ _DENIAL_CLAUSE_BREAK = re.compile(
 )
 
 
-def _denial_clauses(sentence: str) -> list[str]:
-    """The clauses of ``sentence`` that carry a denial (negation or "kept")."""
-    return [
-        c
-        for c in _DENIAL_CLAUSE_BREAK.split(sentence)
-        if c.strip() and (_DENY_VERB.search(_strip_code(c)) or _KEPT.search(_strip_code(c)))
-    ]
-
-
 @functools.lru_cache(maxsize=4096)
 def _denials_of(sentence: str) -> tuple[tuple[str, bool, frozenset[str], frozenset[str]], ...]:
     """Denial clauses of ``sentence``: (clause, denies all changes, denied verb classes,
@@ -211,8 +202,10 @@ def _denials_of(sentence: str) -> tuple[tuple[str, bool, frozenset[str], frozens
     if _USER_CITED.search(sentence) or _OFFER.search(sentence):
         return ()
     found = []
-    for clause in _denial_clauses(sentence):
+    for clause in _DENIAL_CLAUSE_BREAK.split(sentence):
         plain = _strip_code(clause)
+        if not clause.strip() or not (_DENY_VERB.search(plain) or _KEPT.search(plain)):
+            continue  # no denial (negation or "kept") in this clause
         deny_all = bool(_DENY_ALL.search(plain))
         denied = _denied_verbs(plain)
         if _KEPT.search(plain):
