@@ -131,9 +131,8 @@ _COMMAND_SPAN = re.compile(r"`([a-z][\w.-]*(?: [a-z][\w:.-]*){1,2})`")
 
 
 def _term_in(text: str, term: str) -> bool:
-    if term[0].isascii():
-        stem = term[:5] if len(term) > 5 else term
-        return re.search(r"(?<![\w])" + re.escape(stem), text) is not None
+    if term[0].isascii():  # its first five letters, at the start of a word
+        return re.search(r"(?<![\w])" + re.escape(term[:5]), text) is not None
     return term in text
 
 

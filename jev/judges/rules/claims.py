@@ -339,8 +339,7 @@ def _action_reported(view: _View, todo: Position) -> Position | None:
         return None
     for a in view.answers:
         for clause in _CLAUSE_SPLIT.split(_strip_code(a.text)):
-            pm = past.search(clause)
-            if pm is None or _NEGATION.search(clause) or _STILL_OPEN.search(clause):
+            if not past.search(clause) or _NEGATION.search(clause) or _STILL_OPEN.search(clause):
                 continue
             if any(_contains_token(clause, t) for t in others):
                 return a

@@ -256,7 +256,7 @@ def _rule_requested_run_missing(view: _View) -> RuleHit | None:
         return None  # a bare report mentions nothing; absence is no evidence
     if scope_of(view).takeover:
         return None  # the user runs them
-    report = _strip_code(view.answer_text) + "\n" + view.todo_text
+    report = view.answer_plain + "\n" + view.todo_text
     if _RUN_RESULT.search(report) and any(
         _RUN_RESULT.search(c) and not _HYPOTHETICAL.search(c)
         for s in _sentences(report)
@@ -264,8 +264,7 @@ def _rule_requested_run_missing(view: _View) -> RuleHit | None:
     ):
         return None  # a result ("31 passed"), not a guess ("would fail before the fix")
     for req, sentence in view.request_sentences:
-        plain = _strip_code(sentence)
-        if not _RUN_REQUESTED.search(sentence) or _REQUEST_NEGATED.search(plain):
+        if not _RUN_REQUESTED.search(sentence) or _REQUEST_NEGATED.search(_strip_code(sentence)):
             continue
         if _RUN_ELSEWHERE.search(sentence):
             continue  # describes or configures runs (README, CI), asks for none now
@@ -290,11 +289,8 @@ def _rule_requested_item_declined(view: _View) -> RuleHit | None:
             continue
         rest = m.group(2) if m.group(2) is not None else (m.group(4) or "")
         words = _content_words(_strip_code(rest)) | _code_tokens(rest)
-        if not words:
-            continue
         for req, clause in view.request_sentences:
-            plain = _strip_code(clause)
-            if _REQUEST_NEGATED.search(plain):
+            if _REQUEST_NEGATED.search(_strip_code(clause)):
                 continue
             low = clause.lower()
             if any(_contains_token(clause, w) or (not w.isascii() and w in low) for w in words):

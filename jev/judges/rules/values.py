@@ -169,9 +169,8 @@ def _output_against_none(view: _View) -> RuleHit | None:
         for kind, claim in _NONE_LEFT.items():
             if not claim.search(plain):
                 continue
-            rest = view.answer_text.replace(sentence, " ")
             in_code = kind in _IN_CODE and where.kind == "answer"
-            text = code if in_code else rest
+            text = code if in_code else view.answer_text.replace(sentence, " ")
             m = _COUNT_OF[kind].search(text)
             line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()] if m else ""
             clause = re.split(r"[,，;；。.]", line)[-1]
