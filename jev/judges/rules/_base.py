@@ -1,7 +1,7 @@
 """Shared parts of the rules judge: the per-material view (with the answer's filler
-left out), shared vocabulary and token helpers (design.md §5, §13); the word-list
-machinery lives in ``_words`` and is re-exported here. Every rule family module imports
-from here."""
+left out), each rule's identity (:class:`_Rule`), shared vocabulary, token helpers and
+the table-row and count parsers (design.md §5, §13); the word-list machinery lives in
+``_words`` and is re-exported here. Every rule family module imports from here."""
 
 from __future__ import annotations
 
