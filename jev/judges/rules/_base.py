@@ -1,7 +1,7 @@
 """Shared parts of the rules judge: the per-material view (with the answer's filler
-left out), shared vocabulary and token helpers (design.md §5, §13); the word-list
-machinery lives in ``_words`` and is re-exported here. Every rule family module imports
-from here."""
+left out), each rule's identity (:class:`_Rule`), shared vocabulary, token helpers and
+the table-row and count parsers (design.md §5, §13); the word-list machinery lives in
+``_words`` and is re-exported here. Every rule family module imports from here."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ _TOPICS = _W.rx_table("topics")
 
 #: Literal, lower-case anchors per topic: a topic pattern can only match a text that
 #: contains one of them (a cheap ``in`` test before the slower regex search).
-_TOPIC_ANCHORS = _W.anchors_table("topics")
+_TOPIC_ANCHORS = {name: _W.anchors(f"topics.{name}") for name in _TOPICS}
 
 
 #: Sub-kinds that make two mentions of the same topic different things
@@ -247,6 +247,8 @@ class _View:
         self.answer_plain = _strip_code(self.answer_text)
         self.request_text = "\n".join(numbering.material.request).replace("\r\n", "\n")
         self.todo_text = "\n".join(t.text for t in self.todos)
+        #: The Todo list and the answer: where the report can name a requested thing.
+        self.report_text = self.todo_text + "\n" + self.answer_text
         self.spans = _spans(self.answer_text, self.answers)
         breaks = [m.start() for m in re.finditer(r"\n[ \t]*\n", self.answer_text)]
         #: The 0-based paragraph (blank-line block) of each answer position, by id.

@@ -68,15 +68,11 @@ class _Words:
 
     def gate(self, key: str, verbs: str | None = None) -> _Gate:
         """The regex of ``key`` behind its ``anchors`` pre-check."""
-        return _Gate(self.rx(key, verbs), tuple(self._entry(key)["anchors"]))
+        return _Gate(self.rx(key, verbs), self.anchors(key))
 
     def rx_table(self, key: str) -> dict[str, LazyRx]:
         """``{name: regex}`` for each sub-table of ``key``."""
         return {name: self.rx(f"{key}.{name}") for name in self.keys(key)}
-
-    def anchors_table(self, key: str) -> dict[str, tuple[str, ...]]:
-        """``{name: anchors}`` for each sub-table of ``key``."""
-        return {name: tuple(self._entry(f"{key}.{name}")["anchors"]) for name in self.keys(key)}
 
     def text(self, key: str, field: str) -> str:
         """The plain string ``field`` of entry ``key`` (e.g. a pattern kept whole)."""
@@ -169,10 +165,7 @@ class _Gate:
         self.anchors = anchors
 
     def search(self, text: str) -> re.Match[str] | None:
-        low = _lower(text)
-        if not any(anchor in low for anchor in self.anchors):
-            return None
-        return self.rx.search(text)
+        return self.search_low(text, _lower(text))
 
     def match_start(self, text: str) -> re.Match[str] | None:
         """``match`` (at the start of ``text``) behind the same pre-check (``text`` is

@@ -12,10 +12,8 @@ from jev.judges.rules._base import (
     _REQUEST_NEGATED,
     RuleHit,
     _AnyGate,
-    _Gate,
     _quote,
     _Rule,
-    _rx,
     _View,
     _Words,
 )
@@ -61,23 +59,7 @@ _EXPLICIT_ASK = _AnyGate(_EXPLICIT_ASK_1, _EXPLICIT_ASK_2)
 
 #: The agent lacks a credential or access that only the user can give ("I have
 #: neither", "Token … 我这边没有"): an ask only in a turn that is visibly blocked.
-_LACKS_ACCESS = _AnyGate(
-    _Gate(
-        _rx(
-            r"\band i have neither\b"
-            r"|\bi (?:don['’]t|do not) have (?:the |a |an |any )?(?:[\w-]+ ){0,3}?(?:credentials?"
-            r"|access|tokens?|keys?|permissions?|password)\b"
-        ),
-        ("neither", "n't have", "n’t have", "not have"),
-    ),
-    _Gate(
-        _rx(
-            r"(?:token|key|凭证|密钥|权限|账号|证书|授权)[^。\n]{0,40}我(?:这边|这里|目前)?没有"
-            r"|我(?:这边|这里|目前)?没有[^。\n]{0,20}(?:token|key|凭证|密钥|权限|账号)"
-        ),
-        ("没有",),
-    ),
-)
+_LACKS_ACCESS = _AnyGate(_W.gate("lacks_access_en"), _W.gate("lacks_access_zh"))
 
 _WH_QUESTION = _W.rx("wh_question")
 
@@ -149,9 +131,8 @@ _COMMAND_SPAN = re.compile(r"`([a-z][\w.-]*(?: [a-z][\w:.-]*){1,2})`")
 
 
 def _term_in(text: str, term: str) -> bool:
-    if term[0].isascii():
-        stem = term[:5] if len(term) > 5 else term
-        return re.search(r"(?<![\w])" + re.escape(stem), text) is not None
+    if term[0].isascii():  # its first five letters, at the start of a word
+        return re.search(r"(?<![\w])" + re.escape(term[:5]), text) is not None
     return term in text
 
 

@@ -194,15 +194,6 @@ _DENIAL_CLAUSE_BREAK = re.compile(
 )
 
 
-def _denial_clauses(sentence: str) -> list[str]:
-    """The clauses of ``sentence`` that carry a denial (negation or "kept")."""
-    return [
-        c
-        for c in _DENIAL_CLAUSE_BREAK.split(sentence)
-        if c.strip() and (_DENY_VERB.search(_strip_code(c)) or _KEPT.search(_strip_code(c)))
-    ]
-
-
 @functools.lru_cache(maxsize=4096)
 def _denials_of(sentence: str) -> tuple[tuple[str, bool, frozenset[str], frozenset[str]], ...]:
     """Denial clauses of ``sentence``: (clause, denies all changes, denied verb classes,
@@ -211,8 +202,10 @@ def _denials_of(sentence: str) -> tuple[tuple[str, bool, frozenset[str], frozens
     if _USER_CITED.search(sentence) or _OFFER.search(sentence):
         return ()
     found = []
-    for clause in _denial_clauses(sentence):
+    for clause in _DENIAL_CLAUSE_BREAK.split(sentence):
         plain = _strip_code(clause)
+        if not clause.strip() or not (_DENY_VERB.search(plain) or _KEPT.search(plain)):
+            continue  # no denial (negation or "kept") in this clause
         deny_all = bool(_DENY_ALL.search(plain))
         denied = _denied_verbs(plain)
         if _KEPT.search(plain):
@@ -253,9 +246,7 @@ def _rule_done_item_denied(view: _View) -> RuleHit | None:
         and not _NEGATION.search(_strip_code(t.text))
         and not _KEEP_TODO.search(t.text)
     ]
-    if not done:
-        return None
-    if not (_DENY_VERB.search(view.answer_plain) or _KEPT.search(view.answer_plain)):
+    if not done or not (_DENY_VERB.search(view.answer_plain) or _KEPT.search(view.answer_plain)):
         return None
     facts: list[tuple[Position, frozenset[str], set[str], set[str]]] = []
     for a in view.negated_or_kept:
@@ -348,8 +339,7 @@ def _action_reported(view: _View, todo: Position) -> Position | None:
         return None
     for a in view.answers:
         for clause in _CLAUSE_SPLIT.split(_strip_code(a.text)):
-            pm = past.search(clause)
-            if pm is None or _NEGATION.search(clause) or _STILL_OPEN.search(clause):
+            if not past.search(clause) or _NEGATION.search(clause) or _STILL_OPEN.search(clause):
                 continue
             if any(_contains_token(clause, t) for t in others):
                 return a

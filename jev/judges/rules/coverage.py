@@ -87,7 +87,6 @@ def _rule_deliverable_missing(view: _View) -> RuleHit | None:
     """``requested-deliverable-missing``: an asked-for test/doc/changelog/version never shows up."""
     if is_thin(view):
         return None  # a bare report mentions nothing; absence is no evidence
-    report = view.todo_text + "\n" + view.answer_text
     for req in view.requests:
         text = req.text
         if _REQUEST_NEGATED.search(text) or _REPORT_ONLY.search(text):
@@ -97,7 +96,7 @@ def _rule_deliverable_missing(view: _View) -> RuleHit | None:
                 continue
             if name == "tests" and re.search(r"\btests?\b[^.]{0,30}\bpass", text, _I):
                 continue
-            if _DELIVERED[name].search(report):
+            if _DELIVERED[name].search(view.report_text):
                 continue
             if any(
                 _DESCOPE.search(later.text) and _DELIVERED[name].search(later.text)
@@ -161,12 +160,10 @@ def _item_tokens(item: str) -> set[str]:
 def _mentions_part(text: str, token: str) -> bool:
     """Like :func:`_contains_token`, but a part of an identifier counts too: "deletion
     protection" is mentioned by ``deletion_protection`` and ``deletion.protection``."""
-    if _contains_token(text, token):
-        return True
     if not token[0].isascii():
-        return False
-    low = _lower(text)
-    return re.search(r"(?<![a-z0-9])" + re.escape(token) + r"(?![a-z0-9])", low) is not None
+        return _contains_token(text, token)
+    # borders of [a-z0-9] only: every \w-bordered match of _contains_token is one too
+    return bool(re.search(r"(?<![a-z0-9])" + re.escape(token) + r"(?![a-z0-9])", _lower(text)))
 
 
 #: A code identifier (``http_requests_total``, ``parseRow``, ``a.b``).
@@ -181,7 +178,6 @@ def _rule_listed_item_missing(view: _View) -> RuleHit | None:
     Todos and the answer name all but one, and that one nowhere."""
     if is_thin(view):
         return None  # a bare report mentions nothing; absence is no evidence
-    report = view.todo_text + "\n" + view.answer_text
     for req in view.requests:
         for items in _request_lists(req.text):
             items = [_TRAILING_COUNT.sub("", i) for i in items]
@@ -192,18 +188,18 @@ def _rule_listed_item_missing(view: _View) -> RuleHit | None:
             ]
             if any(not t for t in tokens):
                 continue
-            found = [any(_mentions_part(report, t) for t in toks) for toks in tokens]
-            missing = [i for i, f in zip(items, found, strict=True) if not f]
+            missing = [
+                i
+                for i, toks in zip(items, tokens, strict=True)
+                if not any(_mentions_part(view.report_text, t) for t in toks)
+            ]
             if len(missing) != 1 or _REPORT_ITEM.search(missing[0]):
                 continue  # "paste the summary", "tell me the result": the answer is that
-            if not any(t.isascii() for t in _item_tokens(missing[0])) and _IDENT.search(
-                view.todo_text
-            ):
+            words = _item_tokens(missing[0])
+            if not any(t.isascii() for t in words) and _IDENT.search(view.todo_text):
                 continue  # Todos that name the work in code may name a listed word only so
-
             if any(
-                _DESCOPE.search(later.text)
-                and any(_contains_token(later.text, t) for t in _item_tokens(missing[0]))
+                _DESCOPE.search(later.text) and any(_contains_token(later.text, t) for t in words)
                 for later in view.later_requests
             ):
                 continue
@@ -229,14 +225,13 @@ def _rule_required_name_missing(view: _View) -> RuleHit | None:
     that neither the Todos nor the answer ever name."""
     if is_thin(view):
         return None  # a bare report mentions nothing; absence is no evidence
-    report = view.todo_text + "\n" + view.answer_text
     for req in view.requests:
         for clause in re.split(r"[;。；，!?？！\n]|[.,](?=\s|$)", req.text):
             if not _REQUIREMENT.search(clause) or _REQUEST_NEGATED.search(clause):
                 continue
             for m in _IDENTIFIER.finditer(clause):
                 name = (m.group(1) or m.group(2)).lower()
-                if len(name) < 4 or _contains_token(report, name):
+                if len(name) < 4 or _contains_token(view.report_text, name):
                     continue
                 return _REQUIRED_NAME_MISSING.hit(
                     req,
@@ -261,7 +256,7 @@ def _rule_requested_run_missing(view: _View) -> RuleHit | None:
         return None  # a bare report mentions nothing; absence is no evidence
     if scope_of(view).takeover:
         return None  # the user runs them
-    report = _strip_code(view.answer_text) + "\n" + view.todo_text
+    report = view.answer_plain + "\n" + view.todo_text
     if _RUN_RESULT.search(report) and any(
         _RUN_RESULT.search(c) and not _HYPOTHETICAL.search(c)
         for s in _sentences(report)
@@ -269,8 +264,7 @@ def _rule_requested_run_missing(view: _View) -> RuleHit | None:
     ):
         return None  # a result ("31 passed"), not a guess ("would fail before the fix")
     for req, sentence in view.request_sentences:
-        plain = _strip_code(sentence)
-        if not _RUN_REQUESTED.search(sentence) or _REQUEST_NEGATED.search(plain):
+        if not _RUN_REQUESTED.search(sentence) or _REQUEST_NEGATED.search(_strip_code(sentence)):
             continue
         if _RUN_ELSEWHERE.search(sentence):
             continue  # describes or configures runs (README, CI), asks for none now
@@ -295,11 +289,8 @@ def _rule_requested_item_declined(view: _View) -> RuleHit | None:
             continue
         rest = m.group(2) if m.group(2) is not None else (m.group(4) or "")
         words = _content_words(_strip_code(rest)) | _code_tokens(rest)
-        if not words:
-            continue
         for req, clause in view.request_sentences:
-            plain = _strip_code(clause)
-            if _REQUEST_NEGATED.search(plain):
+            if _REQUEST_NEGATED.search(_strip_code(clause)):
                 continue
             low = clause.lower()
             if any(_contains_token(clause, w) or (not w.isascii() and w in low) for w in words):

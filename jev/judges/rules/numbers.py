@@ -259,17 +259,13 @@ def _rule_version_mismatch(view: _View) -> RuleHit | None:
             if wanted in a.text and not _VERSION.search(a.text.replace(wanted, "")):
                 continue
             for clause in _CLAUSE_BREAK.split(a.text):
-                if wanted in clause:
-                    continue
-                if not any(_contains_token(clause, t) for t in objects):
-                    continue
+                if wanted in clause or not any(_contains_token(clause, t) for t in objects):
+                    continue  # (so no version of the clause is the wanted one)
                 for m in _VERSION.finditer(clause):
                     other = m.group(1)
-                    if _old_version(clause, m.start(), m.end()):
-                        continue
                     if (
                         _same_version_shape(wanted, other)
-                        and other != wanted
+                        and not _old_version(clause, m.start(), m.end())
                         and not _both_meet_request(view, wanted, other)
                     ):
                         return _VERSION_MISMATCH.hit(

@@ -178,9 +178,8 @@ def _claim_then_failure(view: _View) -> RuleHit | None:
                 continue
             if _zero_failures(failure) or _UNRELATED.search(failure):
                 continue
-            shared = words & {w.lower() for w in _ASCII_WORD.findall(failure)}
-            if not shared:
-                continue
+            if not words & {w.lower() for w in _ASCII_WORD.findall(failure)}:
+                continue  # not the same step
             return _GREEN_CLAIM_VS_FAILURES.hit(
                 view.answers[i],
                 f"the answer says it worked (“{_quote(claim)}”) and then that it did not: "
@@ -224,9 +223,7 @@ def _green_vs_failures(view: _View) -> RuleHit | None:
     for b, sentence in view.sentences:
         if sentence == claim[1] or not _FAILED_REPORT.search(sentence):
             continue
-        if _PAST_RUN.search(sentence) or _zero_failures(sentence):
-            continue
-        if _unrelated_nearby(view, b):
+        if _PAST_RUN.search(sentence) or _zero_failures(sentence) or _unrelated_nearby(view, b):
             continue
         return _GREEN_CLAIM_VS_FAILURES.hit(
             claim[0],

@@ -250,13 +250,9 @@ def _reported_done(view: _View, family: str) -> tuple[Position, str] | None:
             continue
         for clause in _CLAUSE_BREAK.split(_PARENTHESES.sub(" ", plain)):
             m = done.search(clause)
-            if m is None or _NEGATION.search(clause):
+            if m is None or _NEGATION.search(clause) or _NOT_DONE_YET.search(clause[: m.start()]):
                 continue
-            if _NOT_DONE_YET.search(clause[: m.start()]):
-                continue
-            counts = [_amount(n) for n in _COUNT.findall(clause)] or [
-                _amount(n) for n in _COUNT.findall(plain)
-            ]
+            counts = [_amount(n) for n in _COUNT.findall(clause) or _COUNT.findall(plain)]
             if limit is not None and counts and max(counts) <= limit:
                 continue  # "if more than 1,000 rows …": 200 rows did not trigger it
             return a, sentence
@@ -343,10 +339,8 @@ def _rule_condition_triggered(view: _View) -> RuleHit | None:
     """``condition-triggered``: a reserved action is still open and the answer tells the
     user first, as asked: the next step is the user's (needs-user)."""
     scope = scope_of(view)
-    if not scope.reserved or not _honoured(view):
-        return None
-    if stops_as_asked(view):
-        return None  # the stop the user asked for, not a condition that came true
+    if not scope.reserved or not _honoured(view) or stops_as_asked(view):
+        return None  # a review stop is the stop the user asked for, not a condition come true
     for family in sorted(scope.reserved):
         words, _done = _RESERVED[family]
         if _reported_done(view, family) is not None:
@@ -442,15 +436,12 @@ def asks_for_requested_work(view: _View, pos: Position) -> Position | None:
     if scope.review_stop or scope.conditions:
         return None
     words = {w for w in _content_words(_strip_code(pos.text)) if len(w) >= 4}
-    if not words:
-        return None
+    asked = view.request_text.lower()
     for todo in view.open_todos:
         if todo.id in scope.excused or _WAITS_USER.search(todo.text):
             continue
-        if any(_contains_token(todo.text, w) or w in todo.text.lower() for w in words) and any(
-            _contains_token(view.request_text, w) or w in view.request_text.lower() for w in words
-        ):
-            return todo
+        if any(w in todo.text.lower() for w in words) and any(w in asked for w in words):
+            return todo  # a word of the question is part of both (a whole token or not)
     return None
 
 

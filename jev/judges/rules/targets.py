@@ -140,12 +140,11 @@ def _bounds(view: _View) -> list[_Bound]:
                 lower = bool(_GATE.search(after[:25]) or _GATE.search(before[-12:]))
             if upper == lower:
                 continue
-            kind = _kind(m.group(2))
             found.append(
                 _Bound(
                     req,
                     sentence,
-                    kind,
+                    _kind(m.group(2)),
                     _normal(m.group(1), m.group(2)),
                     upper=upper,
                     subject=_subject(
@@ -156,15 +155,15 @@ def _bounds(view: _View) -> list[_Bound]:
     return found
 
 
-def _measured(text: str, bound: _Bound) -> list[tuple[float, str]]:
-    """Measured values of the bound's kind in ``text``, clause by clause: (value, clause).
+def _measured(text: str, bound: _Bound) -> list[float]:
+    """Measured values of the bound's kind in ``text``, clause by clause.
 
     A value after an arrow ("1.21 GB → 412 MB") is a result. Any other value counts only
     when its clause names the bounded quantity (a word of the bound's subject, or an
     abbreviation of one: "--cov" for "coverage"), its own label ("p99=248ms") is not
     another quantity, and nothing before it in the clause makes it an old value or the
     bound itself ("before: …", "gate 80%")."""
-    values: list[tuple[float, str]] = []
+    values: list[float] = []
     for clause in re.split(r"[;；，\n]|,(?!\d)|(?<=[.!?])\s", _strip_code(text)):
         parts = _ARROW.split(clause)
         arrow = len(parts) > 1
@@ -188,7 +187,7 @@ def _measured(text: str, bound: _Bound) -> list[tuple[float, str]]:
                 and not _names_subject(label.group(1), bound.subject)
             ):
                 continue  # "p99=248ms" is another quantity than the bounded p95
-            values.append((_normal(m.group(1), m.group(2)), clause))
+            values.append(_normal(m.group(1), m.group(2)))
     return values
 
 
@@ -259,7 +258,7 @@ def _target_rule(view: _View, *, claimed: bool) -> RuleHit | None:
             (
                 (pos, value)
                 for pos in (*view.todos, *view.answers)
-                for value, _clause in _measured(pos.text, bound)
+                for value in _measured(pos.text, bound)
                 if _violates(value, bound)
             ),
             None,

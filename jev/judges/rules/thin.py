@@ -81,9 +81,7 @@ def _rule_thin_report(view: _View) -> RuleHit | None:
             _new_evidence(view, bare) if len(answer) > limit else _EVIDENCE.search(bare)
         ):
             return None  # a longer answer must name something the request did not
-        if len(answer) > 3 * limit:
-            return None
-        if len(_sentences(answer)) > (3 if len(answer) <= limit else 5):
+        if len(answer) > 3 * limit or len(_sentences(answer)) > (3 if len(answer) <= limit else 5):
             return None
     focus = next((a for a in view.answers if _DEFERRAL.search(a.text)), None)
     target = focus or view.numbering.get("all")

@@ -169,9 +169,8 @@ def _output_against_none(view: _View) -> RuleHit | None:
         for kind, claim in _NONE_LEFT.items():
             if not claim.search(plain):
                 continue
-            rest = view.answer_text.replace(sentence, " ")
             in_code = kind in _IN_CODE and where.kind == "answer"
-            text = code if in_code else rest
+            text = code if in_code else view.answer_text.replace(sentence, " ")
             m = _COUNT_OF[kind].search(text)
             line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()] if m else ""
             clause = re.split(r"[,，;；。.]", line)[-1]
@@ -282,7 +281,7 @@ def _count_against_all(view: _View) -> RuleHit | None:
             for line in b.text.splitlines():
                 if sentence.strip() in line or _NOT_RESULT.search(line):
                     continue
-                stems = {_stem(w) for w in re.findall(r"[A-Za-z]{3,}", line)}
+                stems = {_stem(w) for w in _WORDS.findall(line)}
                 still = _STILL.search(line)
                 if noun not in stems:
                     continue
@@ -311,9 +310,7 @@ def _setting_against_claim(view: _View) -> RuleHit | None:
             after = _THEN.match(code, m.end())
             value = float(after.group(1) if after else m.group(2))
             shown.setdefault(_norm(m.group(1).rsplit(".", 1)[-1]), set()).add(value)
-    if not shown:
-        return None
-    if not _SET_TO.search(view.todo_text + "\n" + view.answer_plain):
+    if not shown or not _SET_TO.search(view.todo_text + "\n" + view.answer_plain):
         return None
     for where, sentence in _none_claims(view):
         for m in _SET_TO.finditer(sentence):
@@ -449,13 +446,12 @@ def _things(text: str) -> set[str]:
 def _rule_later_ask_missing(view: _View) -> RuleHit | None:
     """``later-ask-missing``: a mid-turn message asks for more ("Also …", "另外 …") and
     no named thing of it shows up in the Todos or the answer."""
-    seen = view.todo_text + "\n" + view.answer_text
     earlier = "\n".join(r.text for r in view.requests if (r.message or 1) == 1).lower()
     for req in view.later_requests:
         if not _ALSO.search(req.text) or "?" in req.text or "？" in req.text:
             continue
         things = {t for t in _things(req.text) if t not in earlier}
-        if things and not any(_contains_token(seen, t) for t in things):
+        if things and not any(_contains_token(view.report_text, t) for t in things):
             return _LATER_ASK_MISSING.hit(
                 req,
                 f"a later message asks for {', '.join(sorted(things))} (“{_quote(req.text)}”), "
