@@ -65,9 +65,11 @@ BUILTIN_SETS: tuple[tuple[str, str], ...] = (
     ("cases_round2", "development for issue 12"),
     ("issue12", "the issue's public cases, development"),
     ("heldout4", "blind at first, then used for tuning"),
-    ("heldout5", "blind, never used for tuning"),
-    ("heldout6", "blind, never used for tuning"),
-    ("heldout7", "blind, never used for tuning (issue 22: measured once, before any change)"),
+    ("heldout5", "blind until issue 22's third round, then used for tuning"),
+    ("heldout6", "blind until issue 22's third round, then used for tuning"),
+    ("heldout7", "blind (issue 22: measured once, before any change), then used for tuning"),
+    ("heldout8", "blind (measured once, before any change), then used for tuning"),
+    ("heldout9", "blind, never used for tuning (issue 22's final measurement)"),
     ("evidence", "development for the evidence step (issue 21): turns with runs"),
 )
 _PROBLEMS = frozenset(ASSESSMENTS) - {"complete"}
