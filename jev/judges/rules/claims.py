@@ -93,8 +93,7 @@ def _universal_done_claims(view: _View) -> list[Position]:
 def _same_topic(todo_text: str, answer_text: str, tokens: set[str]) -> bool:
     if any(_contains_token(answer_text, tok) for tok in tokens):
         return True
-    shared = _topics(todo_text) & _topics(answer_text)
-    if not shared:
+    if not _topics(todo_text) & _topics(answer_text):
         return False
     qa, qt = _qualifiers(answer_text), _qualifiers(todo_text)
     return not (qa and qa - qt)
