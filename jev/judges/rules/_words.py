@@ -192,8 +192,4 @@ class _AnyGate:
         self.gates = gates
 
     def search(self, text: str) -> re.Match[str] | None:
-        for gate in self.gates:
-            m = gate.search(text)
-            if m is not None:
-                return m
-        return None
+        return next((m for gate in self.gates if (m := gate.search(text)) is not None), None)
