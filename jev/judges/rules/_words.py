@@ -165,6 +165,7 @@ class _Gate:
         self.anchors = anchors
 
     def search(self, text: str) -> re.Match[str] | None:
+        """``rx.search(text)`` when the lower-cased ``text`` holds an anchor, else None."""
         return self.search_low(text, _lower(text))
 
     def match_start(self, text: str) -> re.Match[str] | None:
@@ -192,8 +193,5 @@ class _AnyGate:
         self.gates = gates
 
     def search(self, text: str) -> re.Match[str] | None:
-        for gate in self.gates:
-            m = gate.search(text)
-            if m is not None:
-                return m
-        return None
+        """The match of the first gate that matches ``text``, or None."""
+        return next((m for gate in self.gates if (m := gate.search(text)) is not None), None)

@@ -93,8 +93,7 @@ def _universal_done_claims(view: _View) -> list[Position]:
 def _same_topic(todo_text: str, answer_text: str, tokens: set[str]) -> bool:
     if any(_contains_token(answer_text, tok) for tok in tokens):
         return True
-    shared = _topics(todo_text) & _topics(answer_text)
-    if not shared:
+    if not _topics(todo_text) & _topics(answer_text):
         return False
     qa, qt = _qualifiers(answer_text), _qualifiers(todo_text)
     return not (qa and qa - qt)
@@ -105,7 +104,6 @@ def _rule_open_item_claimed_passing(view: _View) -> RuleHit | None:
     for todo in view.todos:
         open_status = todo.status in ("pending", "in_progress")
         marked = _open_marked(todo.text) or _partial_fraction(todo.text)
-        failing = marked and bool(_FAILING.search(todo.text))
         if not (open_status or marked):
             continue
         universal = _universal_done_claims(view) if marked and not open_status else []
@@ -122,7 +120,7 @@ def _rule_open_item_claimed_passing(view: _View) -> RuleHit | None:
             if _same_topic(todo.text, a.text, code)
             or (marked and any(_contains_token(a.text, t) for t in tokens if len(t) >= 5))
             or (names and _claim_names(a.text, names))
-            or (failing and _GREEN_CLAIM.search(_strip_code(a.text)))
+            or (marked and _FAILING.search(todo.text) and _GREEN_CLAIM.search(_strip_code(a.text)))
             or (a in universal and _shares_word(todo.text, a.text))
         ]
         claims.sort(key=lambda a: not _STRONG_CLAIM.search(a.text))

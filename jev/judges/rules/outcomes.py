@@ -134,13 +134,8 @@ def _failed_in_table(text: str) -> str | None:
         if header is None:
             header = cells
         elif not all(set(c) <= set("-: ") for c in cells):
-            for i, name in enumerate(header):
-                if (
-                    i < len(cells)
-                    and _FAILED_HEADER.match(name)
-                    and cells[i].isdigit()
-                    and int(cells[i]) > 0
-                ):
+            for name, cell in zip(header, cells, strict=False):  # a row may be short
+                if _FAILED_HEADER.match(name) and cell.isdigit() and int(cell) > 0:
                     return line.strip()
     return None
 

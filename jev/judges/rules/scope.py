@@ -126,11 +126,8 @@ class Scope:
 def _ordinals(text: str) -> set[str]:
     found = set()
     for m in _ORDINAL.finditer(text):
-        word = m.group(1).lower()
-        first = int(m.group(2))
-        last = int(m.group(3)) if m.group(3) else first
-        for n in range(first, min(last, first + 9) + 1):
-            found.add(f"{word} {n}")
+        first, last = int(m.group(2)), int(m.group(3) or m.group(2))
+        found |= {f"{m.group(1).lower()} {n}" for n in range(first, min(last, first + 9) + 1)}
     return found
 
 

@@ -29,11 +29,9 @@ _DEFERRAL = _W.rx("deferral")
 def is_thin(view: _View) -> bool:
     """True when the ``thin-report`` rule fires on this material (computed once per
     view; the absence rules of ``coverage`` stay silent on a thin report)."""
-    cached = view.cache.get("thin")
-    if not isinstance(cached, bool):
-        cached = _rule_thin_report(view) is not None
-        view.cache["thin"] = cached
-    return cached
+    if "thin" not in view.cache:
+        view.cache["thin"] = _rule_thin_report(view) is not None
+    return view.cache["thin"] is True
 
 
 #: A result a Todo item can carry ("31 passed", "3 个用例"): an empty answer next to it

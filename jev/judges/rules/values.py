@@ -18,6 +18,7 @@ Each rule quotes both sides of its finding, or stays silent:
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from jev.base.domain import Position
 from jev.base.segments import sentences as _sentences
@@ -146,14 +147,11 @@ _WHOLE = re.compile(
 def _none_claims(view: _View) -> list[tuple[Position, str]]:
     """(position, sentence) of the answer's prose and of each completed Todo (computed
     once per view)."""
-    cached = view.cache.get("claims")
-    if isinstance(cached, list):
-        return cached
-    found = [(t, t.text) for t in view.todos if t.status == "completed"]
-    for a in view.answers:
-        found += [(a, s) for s in _sentences(_FENCE.sub(" ", a.text))]
-    view.cache["claims"] = found
-    return found
+    if "claims" not in view.cache:
+        view.cache["claims"] = [(t, t.text) for t in view.todos if t.status == "completed"] + [
+            (a, s) for a in view.answers for s in _sentences(_FENCE.sub(" ", a.text))
+        ]
+    return cast("list[tuple[Position, str]]", view.cache["claims"])
 
 
 def _output_against_none(view: _View) -> RuleHit | None:
