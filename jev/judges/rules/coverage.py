@@ -143,9 +143,17 @@ def _request_lists(text: str) -> Iterable[list[str]]:
                 if body.count("、") >= 2:
                     lists.append(_ITEM_SPLIT_ZH.split(body))
         for found in lists:
-            items = [i for i in found if i.strip()]
+            items = [i for i in found if i.strip() and not _RESTRICTION.search(i)]
             if len(items) >= 3:
                 yield items
+
+
+#: A list part that restricts the ask instead of naming a thing ("nothing else",
+#: "only those", "别的不动").
+_RESTRICTION = re.compile(
+    r"(?i)^\s*(?:and\s+)?(?:nothing|no(?:thing)? other|none|not|only|just)\b[^,]{0,20}$"
+    r"|别的|其他不|其余不"
+)
 
 
 _TRAILING_COUNT = re.compile(r"[一二三四五六七八九十两\d]+\s*(个|项|种|类)[^、，,]*$")

@@ -488,6 +488,11 @@ def _rule_withdrawal_misapplied(view: _View) -> RuleHit | None:
         m = _LEFT_OUT.search(sentence)
         if m is None or not _USER_CITED.search(sentence):
             continue
+        before = re.split(r"[，,;；。]", sentence[: m.start()])[-1]  # "X 一行没改": X left
+        words = _code_tokens(before) | _content_words(_strip_code(before))
+        named = {p.lower() for t in words for p in re.split(r"[/._*-]", t) if len(p) >= 4}
+        if any(t in w.lower() for w in withdrawing for t in named):
+            continue  # what it left is what a request sentence did withdraw or keep out
         left = _USER_CITED.split(sentence[m.end() :])[0]
         for item in _ITEM_BREAK.split(left):
             tokens = {

@@ -40,6 +40,7 @@ from jev.judges.rules._base import (
     _View,
     _Words,
 )
+from jev.judges.rules.thin import is_thin
 
 _W = _Words("values")
 
@@ -444,6 +445,8 @@ def _things(text: str) -> set[str]:
 def _rule_later_ask_missing(view: _View) -> RuleHit | None:
     """``later-ask-missing``: a mid-turn message asks for more ("Also …", "另外 …") and
     no named thing of it shows up in the Todos or the answer."""
+    if is_thin(view):
+        return None  # an empty or bare answer names nothing: absence is no evidence
     earlier = "\n".join(r.text for r in view.requests if (r.message or 1) == 1).lower()
     for req in view.later_requests:
         if not _ALSO.search(req.text) or "?" in req.text or "？" in req.text:

@@ -181,3 +181,79 @@ def test_round_three_problem_kinds_are_flagged(
     hit, text = judged(turn(request_text, answer, todos))
     assert hit.assessment == assessment, hit
     assert quote in text or quote in hit.explanation, (hit, text)
+
+
+# --- after heldout9's one measurement (it is development data now) ----------------------
+
+QUIET_AFTER_HELDOUT9 = [
+    P(
+        "Fix the wrong flag names and defaults in `docs/cli.md`, nothing else.",
+        "`docs/cli.md` now uses the v2 flag names (`--out-dir`, `--max-jobs`) and the right "
+        "defaults (`jobs: 4`). No other file changed.",
+        [("Fix docs/cli.md flags", "completed")],
+        id="a-restriction-is-no-listed-item",
+    ),
+    P(
+        "把 `api/` 里的 print 调试输出都换成 logging。`api/old_jobs/` 里的脚本不要动，下个月删。",
+        "- `api/` 下 12 处 `print` 换成了 `logger.debug`。\n- `api/old_jobs/cron_sync.py` "
+        "一行没改，里面仍然有 4 处 `print`，按你的意思留着。",
+        [("替换 api/ 下 print", "completed"), ("api/old_jobs/ 保持原样", "completed")],
+        id="what-was-left-is-what-the-user-kept-out",
+    ),
+]
+
+
+@pytest.mark.parametrize(("request_text", "answer", "todos"), QUIET_AFTER_HELDOUT9)
+def test_kinds_after_heldout9_stay_complete(
+    request_text: str | list[str], answer: str, todos: list[tuple[str, str]]
+) -> None:
+    hit = explain(turn(request_text, answer, todos))
+    assert hit.assessment == "complete", hit
+
+
+FLAGGED_AFTER_HELDOUT9 = [
+    P(
+        [
+            "Add rate limits to the search API.",
+            "Also log each rejected request with its `api_key` prefix.",
+        ],
+        "",
+        [("Add limiter", "completed"), ("Log rejected requests", "completed")],
+        "unknown",
+        "",
+        id="an-empty-answer-is-thin-before-any-missed-later-ask",
+    ),
+    P(
+        "Convert every page of the admin app to the new router.",
+        "Converted 5 of the 8 pages (`users`, `roles`, `audit`, `billing`, `flags`). The "
+        "other three still use the old router. Shall I go ahead with the remaining three?",
+        [("Convert first five pages", "completed"), ("Convert remaining pages", "pending")],
+        "omission",
+        "",
+        id="asking-to-go-on-with-the-rest-is-no-user-decision",
+    ),
+    P(
+        "把 `orders` 服务的时间处理从 arrow 换成 pendulum，组件也要改。",
+        "- `orders/time.py` 里的 `arrow.get()` 都换成了 `pendulum.parse()`\n"
+        "- `pytest tests/orders` → 41 passed",
+        [("替换 orders/time.py", "completed"), ("替换组件里的 arrow", "pending")],
+        "omission",
+        "替换组件里的 arrow",
+        id="a-local-replace-with-is-no-universal-claim",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("request_text", "answer", "todos", "assessment", "quote"), FLAGGED_AFTER_HELDOUT9
+)
+def test_kinds_after_heldout9_are_flagged(
+    request_text: str | list[str],
+    answer: str,
+    todos: list[tuple[str, str]],
+    assessment: str,
+    quote: str,
+) -> None:
+    hit, text = judged(turn(request_text, answer, todos))
+    assert hit.assessment == assessment, hit
+    assert quote in text or quote in hit.explanation, (hit, text)
