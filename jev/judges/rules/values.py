@@ -107,7 +107,11 @@ def _table_against_all(view: _View) -> RuleHit | None:
         for i, cell in enumerate(cells):
             yes, no = columns.get(i, (False, None))
             yes_cell = bool(_CELL_YES.fullmatch(cell)) or cell[:1] in _YES_MARKS
-            no_cell = bool(_CELL_NO.fullmatch(cell)) or cell[:1] in _NO_MARKS
+            no_cell = (
+                bool(_CELL_NO.fullmatch(cell))
+                or cell[:1] in _NO_MARKS
+                or bool(_NO_FIRST.match(cell))  # "failed: GH006 …", "skipped (needs …)"
+            )
             columns[i] = (yes or yes_cell, no or (a if no_cell else None))
             if cell[:1] in _YES_MARKS + _NO_MARKS:
                 marked.add(i)
@@ -136,6 +140,8 @@ def _table_against_all(view: _View) -> RuleHit | None:
     return None
 
 
+#: A status cell that opens with a word of failure and then explains it.
+_NO_FIRST = re.compile(r"(?i)(?:failed|skipped|blocked|not done|not started|pending)\b\W")
 _YES_MARKS = "✅✓✔"
 _NO_MARKS = "❌✗✘"
 #: A claim of the whole by its count or a word of totality ("All six steps", "5 个服务已全部").

@@ -213,6 +213,15 @@ def test_kinds_after_heldout9_stay_complete(
 
 FLAGGED_AFTER_HELDOUT9 = [
     P(
+        "Archive the 6 unused S3 buckets of the `legacy` account.",
+        "All 6 buckets are archived.\n\n| bucket | result |\n|---|---|\n| `logs-2019` | deleted |\n"
+        "| `tmp-exports` | deleted |\n| `old-media` | failed: `AccessDenied` on its policy |",
+        [("Archive buckets", "completed")],
+        "contradiction",
+        "All 6 buckets are archived.",
+        id="a-status-cell-that-opens-with-failed",
+    ),
+    P(
         [
             "Add rate limits to the search API.",
             "Also log each rejected request with its `api_key` prefix.",
