@@ -69,7 +69,8 @@ BUILTIN_SETS: tuple[tuple[str, str], ...] = (
     ("heldout6", "blind until issue 22's third round, then used for tuning"),
     ("heldout7", "blind (issue 22: measured once, before any change), then used for tuning"),
     ("heldout8", "blind (measured once, before any change), then used for tuning"),
-    ("heldout9", "blind, never used for tuning (issue 22's final measurement)"),
+    ("heldout9", "blind (measured once, before any change), then used for tuning"),
+    ("heldout10", "blind, never used for tuning (issue 22's last measurement)"),
     ("evidence", "development for the evidence step (issue 21): turns with runs"),
 )
 _PROBLEMS = frozenset(ASSESSMENTS) - {"complete"}
