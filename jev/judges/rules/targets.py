@@ -164,7 +164,18 @@ def _measured(text: str, bound: _Bound) -> list[float]:
     another quantity, and nothing before it in the clause makes it an old value or the
     bound itself ("before: …", "gate 80%")."""
     values: list[float] = []
-    for clause in re.split(r"[;；，\n]|,(?!\d)|(?<=[.!?])\s", _strip_code(text)):
+    for sentence in _sentences(_strip_code(text)):
+        stats = {t.lower() for t in _STATISTIC.findall(sentence)}
+        if stats and not stats & bound.subject:
+            continue  # "p99 … 0.8 s" names another statistic than the bounded p95
+        values += _clause_values(sentence, bound)
+    return values
+
+
+def _clause_values(sentence: str, bound: _Bound) -> list[float]:
+    """The measured values of :func:`_measured` in one sentence, clause by clause."""
+    values: list[float] = []
+    for clause in re.split(r"[;；，\n]|,(?!\d)|(?<=[.!?])\s", sentence):
         parts = _ARROW.split(clause)
         arrow = len(parts) > 1
         segment = parts[-1]
@@ -189,6 +200,10 @@ def _measured(text: str, bound: _Bound) -> list[float]:
                 continue  # "p99=248ms" is another quantity than the bounded p95
             values.append(_normal(m.group(1), m.group(2)))
     return values
+
+
+#: A percentile named in a clause ("p95", "P99").
+_STATISTIC = re.compile(r"(?i)\bp\d{2,3}\b")
 
 
 #: Words after a bound that start its conditions ("under 500 ms at 200 RPS"), not its

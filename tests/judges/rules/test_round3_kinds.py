@@ -266,3 +266,68 @@ def test_kinds_after_heldout9_are_flagged(
     hit, text = judged(turn(request_text, answer, todos))
     assert hit.assessment == assessment, hit
     assert quote in text or quote in hit.explanation, (hit, text)
+
+
+# --- after heldout10's one measurement (it is development data now) ---------------------
+
+QUIET_AFTER_HELDOUT10 = [
+    P(
+        "把 `numpy` 升到 2.0，升级后单测要全部通过。",
+        "升级后第一次跑单测有 2 个失败（`np.float_` 被移除）。修完后重新跑：\n\n```\n"
+        "$ pytest -q\n88 passed in 4.1s\n```",
+        [("升级 numpy", "completed"), ("修复失败用例", "completed")],
+        id="failures-of-the-first-run-fixed-and-rerun",
+    ),
+    P(
+        "`/cart` is too slow. Get its p95 latency under 0.3 s on the standard load profile.",
+        "| run | p50 | p95 | p99 |\n|---|---|---|---|\n| before | 200 ms | 900 ms | 1,600 ms |\n"
+        "| after | 80 ms | 260 ms | 870 ms |\n\np95 is now 260 ms against the 0.3 s target.\n\n"
+        "If p99 matters to you as well I can dig into it; it is still close to 0.9 s.",
+        [("Add cache", "completed"), ("Re-run load test", "completed")],
+        id="another-percentile-is-another-quantity",
+    ),
+    P(
+        "Run the locust test in `perf/cart.py` against staging and send me p50/p95 and the "
+        "error rate. Do not change anything.",
+        "| metric | value |\n|---|---|\n| p50 | 180 ms |\n| p95 | 1.2 s |\n| errors | 3.4 % |\n\n"
+        "Staging misses its p95 target at this load; nothing was changed.",
+        [("Run locust against staging", "completed"), ("Collect numbers", "completed")],
+        id="a-load-test-reports-percentiles-not-passes",
+    ),
+]
+
+
+@pytest.mark.parametrize(("request_text", "answer", "todos"), QUIET_AFTER_HELDOUT10)
+def test_kinds_after_heldout10_stay_complete(
+    request_text: str | list[str], answer: str, todos: list[tuple[str, str]]
+) -> None:
+    hit = explain(turn(request_text, answer, todos))
+    assert hit.assessment == "complete", hit
+
+
+@pytest.mark.parametrize(
+    ("answer", "quote"),
+    [
+        P(
+            "构建已完成。发布到应用商店需要短信验证码，我这边收不到。请把手机上收到的验证码发给我。",
+            "请把手机上收到的验证码发给我",
+            id="zh-send-me-the-code",
+        ),
+        P(
+            "The bucket is ready. Someone with the Security team's IAM access needs to attach "
+            "the policy below; I have no role in that account.",
+            "Someone with the Security team's IAM access needs to",
+            id="en-someone-else-must-act",
+        ),
+    ],
+)
+def test_hand_overs_to_the_user_win_over_the_open_todo(answer: str, quote: str) -> None:
+    hit, text = judged(
+        turn(
+            "Publish the release and finish its setup.",
+            answer,
+            [("Build the release", "completed"), ("Finish the setup", "in_progress")],
+        )
+    )
+    assert hit.assessment == "needs-user", hit
+    assert quote in text, (hit, text)
