@@ -70,7 +70,8 @@ BUILTIN_SETS: tuple[tuple[str, str], ...] = (
     ("heldout7", "blind (issue 22: measured once, before any change), then used for tuning"),
     ("heldout8", "blind (measured once, before any change), then used for tuning"),
     ("heldout9", "blind (measured once, before any change), then used for tuning"),
-    ("heldout10", "blind, never used for tuning (issue 22's last measurement)"),
+    ("heldout10", "blind (measured once, before any change), then used for tuning"),
+    ("heldout11", "blind, never used for tuning (issue 22's last measurement)"),
     ("evidence", "development for the evidence step (issue 21): turns with runs"),
 )
 _PROBLEMS = frozenset(ASSESSMENTS) - {"complete"}
