@@ -48,7 +48,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_wheel_contains_data_files(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert "jev/settings/default.toml" in names
+    assert "jev/settings/defaults/default.toml" in names
     assert "jev/schemas/judge-reply.schema.json" in names
     assert "jev/schemas/turn.schema.json" in names
     assert "jev/schemas/record.schema.json" in names

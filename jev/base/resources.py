@@ -2,7 +2,7 @@
 and the built-in benchmark's ``corpus/``.
 
 In the repository they are top-level folders; in an installed wheel they live inside
-the package as ``jev/prompts``, ``jev/schemas`` and ``jev/settings`` (see
+the package as ``jev/prompts``, ``jev/schemas`` and ``jev/settings/defaults`` (see
 ``pyproject.toml``). Stdlib only, so it is safe on the hook's fast path.
 """
 
@@ -16,6 +16,9 @@ __all__ = ["data_dir", "data_file"]
 _KINDS = ("prompts", "schemas", "settings", "corpus")
 #: Where a kind lives in the repository when it is not a top-level folder of its name.
 _REPO_FOLDERS = {"corpus": ("tests", "fixtures")}
+#: Where a kind lives in an installed wheel when it is not ``jev/<kind>``: the settings
+#: defaults sit below the ``jev.settings`` code package.
+_WHEEL_FOLDERS = {"settings": ("settings", "defaults")}
 
 
 @cache
@@ -35,7 +38,7 @@ def data_dir(kind: str) -> Path:
         raise ValueError(f"unknown data kind {kind!r}; expected one of {_KINDS}")
     here = Path(__file__).resolve().parent.parent  # the jev package (this is jev/base/)
     repo = here.parent.joinpath(*_REPO_FOLDERS.get(kind, (kind,)))
-    for candidate in (here / kind, repo):
+    for candidate in (here.joinpath(*_WHEEL_FOLDERS.get(kind, (kind,))), repo):
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError(

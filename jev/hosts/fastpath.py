@@ -105,8 +105,8 @@ def _profile_enabled(profile: str | None) -> bool | None:
         return user if isinstance(user, bool) else None
     here = os.path.dirname(os.path.abspath(__file__))
     for folder in (
-        os.path.join(here, "..", "settings"),
-        os.path.join(here, "..", "..", "settings"),
+        os.path.join(here, "..", "settings", "defaults"),  # an installed wheel
+        os.path.join(here, "..", "..", "settings"),  # the repository's top-level settings/
     ):
         shipped = _scan_enabled(os.path.join(folder, "default.toml"))
         if shipped != _ABSENT:

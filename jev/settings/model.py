@@ -5,7 +5,7 @@ on what a profile may hold: strict types (``"3"`` is not 3, ``true`` is not 1, `
 is not an integer), the bounds of :data:`jev.settings.keys.KEYS`, the judge registry
 for ``judge.provider``, and Jev's own rules for ``judge.base_url`` (no credentials) and
 ``judge.api_key_env`` (a variable NAME, never the key). Unknown keys are refused
-(``extra="forbid"``). Its defaults are the shipped ``jev/settings/default.toml`` (a test
+(``extra="forbid"``). Its defaults are the shipped ``settings/default.toml`` (a test
 checks they agree).
 
 :func:`refusals` turns a pydantic ``ValidationError`` into Jev's words: for each

@@ -2,7 +2,8 @@
 
 Where things live
 -----------------
-* Shipped defaults: ``jev/settings/default.toml`` (found with :func:`jev.base.resources.data_file`).
+* Shipped defaults: ``settings/default.toml`` (``jev/settings/defaults/`` in a wheel), found
+  with :func:`jev.base.resources.data_file`.
 * User state: :func:`jev_home` — ``$JEV_HOME`` when set (tests always set it), else the
   per-user config folder: ``$XDG_CONFIG_HOME/jev`` or ``~/.config/jev`` on every POSIX
   system (macOS included, like most command-line tools), ``%APPDATA%\\jev`` on Windows.
