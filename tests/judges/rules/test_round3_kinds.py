@@ -63,14 +63,6 @@ QUIET = [
 ]
 
 
-@pytest.mark.parametrize(("request_text", "answer", "todos"), QUIET)
-def test_round_three_false_alarm_kinds_stay_complete(
-    request_text: str | list[str], answer: str, todos: list[tuple[str, str]]
-) -> None:
-    hit = explain(turn(request_text, answer, todos))
-    assert hit.assessment == "complete", hit
-
-
 FLAGGED = [
     P(
         "Make the `api` image pass the container scan with no CRITICAL findings.",
@@ -170,19 +162,6 @@ FLAGGED = [
 ]
 
 
-@pytest.mark.parametrize(("request_text", "answer", "todos", "assessment", "quote"), FLAGGED)
-def test_round_three_problem_kinds_are_flagged(
-    request_text: str | list[str],
-    answer: str,
-    todos: list[tuple[str, str]],
-    assessment: str,
-    quote: str,
-) -> None:
-    hit, text = judged(turn(request_text, answer, todos))
-    assert hit.assessment == assessment, hit
-    assert quote in text or quote in hit.explanation, (hit, text)
-
-
 # --- after heldout9's one measurement (it is development data now) ----------------------
 
 QUIET_AFTER_HELDOUT9 = [
@@ -201,14 +180,6 @@ QUIET_AFTER_HELDOUT9 = [
         id="what-was-left-is-what-the-user-kept-out",
     ),
 ]
-
-
-@pytest.mark.parametrize(("request_text", "answer", "todos"), QUIET_AFTER_HELDOUT9)
-def test_kinds_after_heldout9_stay_complete(
-    request_text: str | list[str], answer: str, todos: list[tuple[str, str]]
-) -> None:
-    hit = explain(turn(request_text, answer, todos))
-    assert hit.assessment == "complete", hit
 
 
 FLAGGED_AFTER_HELDOUT9 = [
@@ -253,21 +224,6 @@ FLAGGED_AFTER_HELDOUT9 = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("request_text", "answer", "todos", "assessment", "quote"), FLAGGED_AFTER_HELDOUT9
-)
-def test_kinds_after_heldout9_are_flagged(
-    request_text: str | list[str],
-    answer: str,
-    todos: list[tuple[str, str]],
-    assessment: str,
-    quote: str,
-) -> None:
-    hit, text = judged(turn(request_text, answer, todos))
-    assert hit.assessment == assessment, hit
-    assert quote in text or quote in hit.explanation, (hit, text)
-
-
 # --- after heldout10's one measurement (it is development data now) ---------------------
 
 QUIET_AFTER_HELDOUT10 = [
@@ -297,14 +253,6 @@ QUIET_AFTER_HELDOUT10 = [
 ]
 
 
-@pytest.mark.parametrize(("request_text", "answer", "todos"), QUIET_AFTER_HELDOUT10)
-def test_kinds_after_heldout10_stay_complete(
-    request_text: str | list[str], answer: str, todos: list[tuple[str, str]]
-) -> None:
-    hit = explain(turn(request_text, answer, todos))
-    assert hit.assessment == "complete", hit
-
-
 @pytest.mark.parametrize(
     ("answer", "quote"),
     [
@@ -331,3 +279,29 @@ def test_hand_overs_to_the_user_win_over_the_open_todo(answer: str, quote: str) 
     )
     assert hit.assessment == "needs-user", hit
     assert quote in text, (hit, text)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "answer", "todos"), [*QUIET, *QUIET_AFTER_HELDOUT9, *QUIET_AFTER_HELDOUT10]
+)
+def test_round_three_false_alarm_kinds_stay_complete(
+    request_text: str | list[str], answer: str, todos: list[tuple[str, str]]
+) -> None:
+    hit = explain(turn(request_text, answer, todos))
+    assert hit.assessment == "complete", hit
+
+
+@pytest.mark.parametrize(
+    ("request_text", "answer", "todos", "assessment", "quote"),
+    [*FLAGGED, *FLAGGED_AFTER_HELDOUT9],
+)
+def test_round_three_problem_kinds_are_flagged(
+    request_text: str | list[str],
+    answer: str,
+    todos: list[tuple[str, str]],
+    assessment: str,
+    quote: str,
+) -> None:
+    hit, text = judged(turn(request_text, answer, todos))
+    assert hit.assessment == assessment, hit
+    assert quote in text or quote in hit.explanation, (hit, text)
