@@ -110,7 +110,10 @@ def _rule_open_item_claimed_passing(view: _View) -> RuleHit | None:
         if not view.success_claims and not universal:
             return None
         tokens = _distinctive_tokens(todo, view.todos)
-        code = _code_tokens(todo.text)
+        # a code name a completed Todo shares ("next_cursor" in the documented API and in
+        # the open UI item) says nothing about which of them the answer reports
+        shared = " ".join(t.text for t in view.todos if t.status == "completed").lower()
+        code = {t for t in _code_tokens(todo.text) if t not in shared}
         if open_status and any(_same_topic(todo.text, a.text, code) for a in view.negated_answers):
             continue  # the answer accounts for the open item: not a claim of success
         names = {t for t in tokens if len(t) >= 5 and (t in code or re.search(r"[-_./]", t))}

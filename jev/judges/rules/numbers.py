@@ -121,6 +121,10 @@ def _unit_values(text: str) -> dict[str, set[tuple[float, bool]]]:
             continue  # "50k rows/batch": a rate, not an amount
         if _ORDINAL.search(text, max(0, m.start() - 12), m.start()):
             continue  # "第 2 分钟", "the 3rd minute", "at minute 2": a point, not an amount
+        if _PERIOD.search(text, max(0, m.start() - 8), m.start()) or _COUNTDOWN.match(
+            text, m.end()
+        ):
+            continue  # "every 15 min", "9min left": a schedule or a countdown, no result
         unit = m.group(3).lower()
         approx = m.group("mag") or _APPROX.search(text, max(0, m.start() - 9), m.start())
         values.setdefault(_UNIT_NAMES.get(unit, unit), set()).add(
@@ -128,6 +132,11 @@ def _unit_values(text: str) -> dict[str, set[tuple[float, bool]]]:
         )
     return values
 
+
+#: Words around a value that make it a schedule's period or a countdown ("every 15
+#: min", "每 5 分钟", "9min left", "3 s ago").
+_PERIOD = re.compile(r"(?i:\b(?:every|each)\s+\Z)|每\s*(?:隔\s*)?\Z")
+_COUNTDOWN = re.compile(r"(?i:\s*(?:left|ago|remaining|from now)\b)|\s*(?:后|前)(?!端)")
 
 #: Words before a value that make it a point on a scale, not an amount.
 _ORDINAL = re.compile(r"第\s*$|(?i:\b(?:at|from|since|until) the\s+$)")

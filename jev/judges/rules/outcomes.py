@@ -101,9 +101,59 @@ _RESOLVED = _W.rx("resolved")
 
 def _resolved_after(view: _View, index: int, sentence: str) -> bool:
     """Whether the failures of ``sentence`` (in answer position ``index``) are reported
-    resolved there or later: a fix of all of them, or a clean run after them."""
+    resolved there or later: a fix of all of them, or a clean run after them
+    (:func:`_superseded`)."""
     rest = sentence + " " + " ".join(a.text for a in view.answers[index + 1 :])
-    return bool(_RESOLVED.search(_strip_code(rest)) or _RESOLVED.search(rest))
+    return bool(
+        _RESOLVED.search(_strip_code(rest))
+        or _RESOLVED.search(rest)
+        or _superseded(view, index, sentence)
+    )
+
+
+#: A run's tally that counts passes ("148 passed", "200 passed in 1.9s", "通过 50").
+_PASS_COUNT = _W.rx("pass_count")
+#: Words that set a run before a fix ("Before the fix:", "Reproduction", "修复前").
+_BEFORE_FIX = _W.rx("before_fix")
+#: Words that set a run after a fix ("After:", "with the fix", "修复后").
+_AFTER_FIX = _W.rx("after_fix")
+
+
+def _lead(view: _View, index: int) -> str:
+    """Answer position ``index`` with the lead lines just before it (a heading or a
+    line ending in a colon that introduces it, up to two positions back)."""
+    texts = [view.answers[index].text]
+    for back in (index - 1, index - 2):
+        if back < 0:
+            break
+        prev = view.answers[back].text.strip()
+        if not (prev.startswith("#") or prev.endswith((":", "：")) or len(prev) <= 40):
+            break
+        texts.append(prev)
+    return "\n".join(texts)
+
+
+def _clean_run(text: str) -> bool:
+    """Whether ``text`` reports a run with passes and no failure above zero."""
+    return bool(_PASS_COUNT.search(text)) and not (
+        _FAILURES_LEFT.search(text) and not _zero_failures(text)
+    )
+
+
+def _superseded(view: _View, index: int, sentence: str) -> bool:
+    """Whether a later answer position reports a clean run of the same kind that
+    replaces the failing run of ``sentence`` (answer position ``index``): the failing
+    run is set before a fix ("Before the fix:", "Reproduction", "修复前") or the clean
+    one after it ("After:", "with the fix", "修复后"). "Before: 3 failed … After: 200
+    passed" is a problem found and fixed, not failures left (issue 22)."""
+    before = bool(_BEFORE_FIX.search(sentence) or _BEFORE_FIX.search(_lead(view, index)))
+    for k in range(index + 1, len(view.answers)):
+        text = view.answers[k].text
+        if not _clean_run(text):
+            continue
+        if before or _AFTER_FIX.search(_lead(view, k)):
+            return True
+    return False
 
 
 def _partial_pass(sentence: str) -> bool:
@@ -220,6 +270,8 @@ def _green_vs_failures(view: _View) -> RuleHit | None:
             continue
         if _PAST_RUN.search(sentence) or _zero_failures(sentence) or _unrelated_nearby(view, b):
             continue
+        if _superseded(view, view.answers.index(b), sentence):
+            continue  # "Before the fix: 3 failed … After: 200 passed"
         return _GREEN_CLAIM_VS_FAILURES.hit(
             claim[0],
             f"the answer claims a green run (“{_quote(claim[1])}”) but reports failures: "

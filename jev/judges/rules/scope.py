@@ -60,6 +60,8 @@ _LIMIT = _W.rx("limit")
 _DEFERRED_START = _W.rx("deferred_start")
 _DEFERRAL_ACK = _W.rx("deferral_ack")
 _REVIEW_STOP = _W.rx("review_stop")
+#: "Ask me before …": the user reserves an act to approve, not a stop to review.
+_ASK_ME = re.compile(r"(?i)\bask me\b|\b(?:check|confirm) with me\b|先问(?:我|一下)|问过我")
 _STOPS_FOR_REVIEW = _W.rx("stops_for_review")
 _TAKEOVER = _W.rx("takeover")
 _HANDOVER = _W.rx("handover")
@@ -158,8 +160,8 @@ def scope_of(view: _View) -> Scope:
         if _LIMIT.search(plain):
             limits.append(sentence)
             deferred |= _deferred_words(plain)
-        if _REVIEW_STOP.search(plain):
-            review_stop = True
+        if _REVIEW_STOP.search(plain) and not _ASK_ME.search(plain):
+            review_stop = True  # "ask me before you drop it" reserves an act: no review stop
         if _TAKEOVER.search(plain):
             takeover.append(sentence)
         if _CONDITION.search(sentence):

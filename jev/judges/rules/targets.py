@@ -32,6 +32,7 @@ from jev.judges.rules._base import (
     _UNIT_NAMES,
     _USER_CITED,
     RuleHit,
+    _amount,
     _quote,
     _Rule,
     _strip_code,
@@ -61,6 +62,10 @@ _MET_CLAIM = _W.rx("met_claim")
 _ARROW = re.compile(
     r"→|->|⇒|=>|(?<=[\d%a-zA-Z])\s+to\s+(?=[~≈]?\d)|降到|降至|减到|减少到|压到|提升到|提高到|升到|变成|变为"
 )
+#: A conditional clause open before a value ("If it would remove more than", "如果超过").
+_IF_CLAUSE = re.compile(
+    r"(?i)\b(?:if|unless|whenever|in case)\b[^.;,，。；]*$|(?:如果|若|一旦|万一)[^，。；]*$"
+)
 #: The scale of a size to MB and of a duration (by its :data:`_UNIT_NAMES` name) to ms;
 #: any other unit ("ms", "%") is 1.
 _SCALE = {
@@ -87,6 +92,57 @@ def _kind(unit: str) -> str:
 def _normal(number: str, unit: str) -> float:
     unit = unit.lower()
     return float(number.replace(",", ".")) * _SCALE.get(_UNIT_NAMES.get(unit, unit), 1.0)
+
+
+_NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
+_MAG = r"(?:\s*(万|亿|千|[kK](?![a-zA-Z])|M(?![a-zA-Z])|million\b|thousand\b))?"
+#: The noun a count counts, after the number ("500 万行", "5k rows", "38,600 QPS").
+_COUNT_AFTER = re.compile(
+    r"(?<![\w.])" + _NUMBER + _MAG + r"\s*(?:个|条|次)?\s*"
+    r"(行|条记录|rows?\b|records?\b|qps\b|rps\b|req/s|requests? per second"
+    r"|用户|users?\b|事件|events?\b|消息|messages?\b)",
+    re.I,
+)
+#: The noun before the number ("QPS 3万", "行数在 500 万", "rows: 12036518").
+_COUNT_BEFORE = re.compile(
+    r"(行数|记录数|条数|QPS|RPS|rows|records)\s*(?:[:：=]|为|是|在|达到|到|约|~|of|at)?\s*"
+    r"(?:约|大约|~|about\s)?\s*" + _NUMBER + _MAG + r"(?![\d.,]|\s*(?:%|ms|s\b|秒))",
+    re.I,
+)
+#: A counted noun's canonical name (the quantity a count bound and a count measure share).
+_COUNT_UNITS = {
+    "qps": ("qps", "rps", "req/s", "requests per second", "request per second"),
+    "users": ("用户", "user", "users"),
+    "events": ("事件", "event", "events"),
+    "messages": ("消息", "message", "messages"),
+}
+
+
+def _count_unit(noun: str) -> str:
+    low = noun.lower()
+    return next((u for u, names in _COUNT_UNITS.items() if low in names), "rows")
+
+
+def _values(text: str) -> list[tuple[int, int, str, float]]:
+    """The values of ``text`` a bound can be about, as (start, end, kind, value): sizes
+    in MB, durations in ms, percentages (:data:`_VALUE`), and counts of a noun in any
+    notation ("0.12 亿行", "5k rows", "QPS 3万": kind ``count:<noun>``), in text order."""
+    found = [
+        (m.start(), m.end(), _kind(m.group(2)), _normal(m.group(1), m.group(2)))
+        for m in _VALUE.finditer(text)
+    ]
+    taken = [(a, b) for a, b, _, _ in found]
+    for m, num, mag, noun in (
+        *((m, 1, 2, 3) for m in _COUNT_AFTER.finditer(text)),
+        *((m, 2, 3, 1) for m in _COUNT_BEFORE.finditer(text)),
+    ):
+        start, end = m.start(num), m.end()
+        if any(a < end and start < b for a, b in taken):
+            continue
+        taken.append((start, end))
+        kind = "count:" + _count_unit(m.group(noun))
+        found.append((start, end, kind, _amount(m.group(num), m.group(mag))))
+    return sorted(found)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,9 +185,13 @@ def _bounds(view: _View) -> list[_Bound]:
     found: list[_Bound] = []
     for req, sentence in view.request_sentences:
         plain = _CODE_SPAN.sub(r"\1", sentence)  # "the `billing` package" names it too
-        for m in _VALUE.finditer(plain):
-            before = plain[max(0, m.start() - 30) : m.start()]
-            after = plain[m.end() : m.end() + 30]
+        for start, end, kind, value in _values(plain):
+            before = plain[max(0, start - 30) : start]
+            after = plain[end : end + 30]
+            if _IF_CLAUSE.search(plain[max(0, start - 60) : start]):
+                continue  # "if it would remove more than 10,000 rows, ask me": a trigger
+            if kind.startswith("count:") and re.match(r"\s*(?:per|each|every|a|/)\b|\s*每", after):
+                continue  # "up to 5k rows per batch" is a rate, not the table's bound
             upper = bool(_UPPER.search(before) or re.match(r"\s*(?:以内|以下)", after))
             lower = bool(_LOWER.search(before) or re.match(r"\s*(?:以上)", after))
             if not upper and not lower:
@@ -144,12 +204,13 @@ def _bounds(view: _View) -> list[_Bound]:
                 _Bound(
                     req,
                     sentence,
-                    _kind(m.group(2)),
-                    _normal(m.group(1), m.group(2)),
+                    kind,
+                    value,
                     upper=upper,
-                    subject=_subject(
-                        plain[max(0, m.start() - 60) : m.start()], _CONDITION.split(after)[0]
-                    ),
+                    subject=_subject(plain[max(0, start - 60) : start], _CONDITION.split(after)[0])
+                    # a percentile the sentence names is the bounded quantity
+                    # ("p95 under the standard k6 profile is below 0.5 s")
+                    | {t.lower() for t in _STATISTIC.findall(plain)},
                 )
             )
     return found
@@ -179,17 +240,23 @@ def _clause_values(sentence: str, bound: _Bound) -> list[float]:
         parts = _ARROW.split(clause)
         arrow = len(parts) > 1
         segment = parts[-1]
-        for m in _VALUE.finditer(segment):
-            if _kind(m.group(2)) != bound.kind:
+        for start, end, kind, value in _values(segment):
+            if kind != bound.kind:
                 continue
-            head = segment[: m.start()]
+            head = segment[:start]
             if bound.kind == "time" and _RUN_LENGTH.search(head[-16:]):
                 continue  # "a load test for 5 min": how long it ran, not what it measured
             if not arrow:
-                tail = re.split(r"[(（,;]", segment[m.end() :], maxsplit=1)[0][:20]
+                tail = re.split(r"[(（,;]", segment[end:], maxsplit=1)[0][:20]
                 if _NOT_MEASURED.search(head) or _NOT_MEASURED.search(tail):
                     continue
-                if not _names_subject(clause, bound.subject):
+                # a count names its quantity itself ("0.12 亿行" is rows); others need
+                # a word of the bound's subject in the clause
+                if not kind.startswith("count:") and not _names_subject(clause, bound.subject):
+                    continue
+                if kind.startswith("count:") and re.search(
+                    r"(?i)\b(?:per|each|batch)\b|每|批", clause
+                ):
                     continue
             label = _LABEL.search(head)
             if (
@@ -198,7 +265,7 @@ def _clause_values(sentence: str, bound: _Bound) -> list[float]:
                 and not _names_subject(label.group(1), bound.subject)
             ):
                 continue  # "p99=248ms" is another quantity than the bounded p95
-            values.append(_normal(m.group(1), m.group(2)))
+            values.append(value)
     return values
 
 
@@ -242,10 +309,9 @@ def _claim_states_met_value(view: _View, bound: _Bound) -> bool:
         for sentence in _sentences(_strip_code(a.text)):
             if not _MET_CLAIM.search(sentence) or _NEGATION.search(sentence):
                 continue
-            for m in _VALUE.finditer(sentence):
-                if _kind(m.group(2)) != bound.kind:
+            for _, _, kind, value in _values(sentence):
+                if kind != bound.kind:
                     continue
-                value = _normal(m.group(1), m.group(2))
                 if value != bound.value and not _violates(value, bound):
                     return True
     return False

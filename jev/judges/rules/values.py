@@ -141,7 +141,9 @@ def _table_against_all(view: _View) -> RuleHit | None:
 
 
 #: A status cell that opens with a word of failure and then explains it.
-_NO_FIRST = re.compile(r"(?i)(?:failed|skipped|blocked|not done|not started|pending)\b\W")
+_NO_FIRST = re.compile(
+    r"(?i)(?:failed|skipped|blocked|not done|not started|pending)\b\W|(?:no|not yet)\s*[,(—–:;-]"
+)
 _YES_MARKS = "✅✓✔"
 _NO_MARKS = "❌✗✘"
 #: A claim of the whole by its count or a word of totality ("All six steps", "5 个服务已全部").
@@ -193,8 +195,14 @@ def _noted_problem(text: str) -> str | None:
     whose other items are "ok" ("Chrome ok, Firefox: popup opens off-screen"), or a
     problem word."""
     note = re.split(r"[:：—–]\s*", text, maxsplit=1)
-    if len(note) < 2:
+    aside = _ASIDE.search(text)
+    if len(note) < 2 and aside is None:
         return None
+    if aside is not None and (len(note) < 2 or aside.start() < len(note[0])):
+        # a parenthesised note: "Fix contrast (tried #6b7cff, still 3.9:1 — below 4.5:1)"
+        note = [text[: aside.start()], aside.group(1)]
+    if _PAST_RUN.search(note[1]) or _FINDING_FIXED.search(note[1]):
+        return None  # "(was: NPE on empty email)", "(found 3, all fixed)"
     items = [i.strip() for i in re.split(r"[,;，；]\s*", note[1]) if i.strip()]
     oks = [i for i in items if _OK_ITEM.search(i)]
     for item in items:
@@ -202,6 +210,9 @@ def _noted_problem(text: str) -> str | None:
             return item
     return None
 
+
+#: A Todo's note in parentheses ("(still 3.9:1)", "（0035 没写 down 迁移）").
+_ASIDE = re.compile(r"[(（]([^()（）]{4,})[)）]")
 
 _FINDING_LEFT = _W.rx("finding_left")
 _FINDING_FIXED = _W.rx("finding_fixed")
