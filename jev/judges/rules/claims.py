@@ -30,6 +30,7 @@ from jev.judges.rules._base import (
     _quote,
     _Rule,
     _strip_code,
+    _table_cells,
     _topics,
     _View,
     _Words,
@@ -178,7 +179,46 @@ def _code_reported_done(view: _View, todo: Position) -> Position | None:
     mentions = [a for a in view.answers if any(_contains_token(a.text, t) for t in tokens)]
     if any(_NEGATION.search(_strip_code(a.text)) for a in mentions):
         return None
-    return next((a for a in mentions if _DONE_CLAIM.search(_strip_code(a.text))), None)
+    found = next((a for a in mentions if _DONE_CLAIM.search(_strip_code(a.text))), None)
+    if found is not None or not mentions or not _headline_claims_done(view):
+        return found
+    # under a headline of completion ("Both pieces are in."), a plain statement naming
+    # the open item's own code ("`QueueConsumerLagHigh` fires when lag > 10000")
+    return next(
+        (
+            a
+            for a in mentions
+            if not _table_cells(a.text)
+            and not _STILL_OPEN.search(_strip_code(a.text))
+            and not _FENCE_START.match(a.text)
+        ),
+        None,
+    )
+
+
+_FENCE_START = re.compile(r"\s*```")
+
+
+def _headline_claims_done(view: _View) -> bool:
+    """Whether the answer opens with a claim that the work is done ("Both pieces are
+    in.", "Freshness checks are in and wired into the hourly run.", "CI now covers the
+    C3:"): a first sentence of success without a negation or a word of work left."""
+    first = next(iter(view.sentences), None)
+    if first is None:
+        return False
+    plain = _strip_code(first[1])
+    return bool(
+        (_SUCCESS_CLAIM.search(plain) or _HEADLINE_DONE.search(plain))
+        and not _NEGATION.search(plain)
+        and not _STILL_OPEN.search(plain)
+    )
+
+
+#: An opening line that says the work is in ("are in", "is out", "now covers", "已上线").
+_HEADLINE_DONE = re.compile(
+    r"(?i)\b(?:is|are) (?:now )?(?:in|out|live|done|shipped|wired)\b"
+    r"|\bnow (?:covers|runs|has|ships)\b|已(?:经)?(?:上线|接入|完成|加上|部署)"
+)
 
 
 #: Negations that deny a whole topic regardless of the verb ("didn't touch the X",
@@ -228,6 +268,10 @@ _IDENTIFIER_LIKE = re.compile(r"[^\s]*(?:[_(=/]|[a-z][A-Z]|\w\.\w)[^\s]*")
 
 
 _KEEP_TODO = _W.rx("keep_todo")
+#: A Todo whose own note says it was called off ("— cancelled by user", "（用户取消）").
+_CANCELLED = re.compile(
+    r"(?i)\b(?:cancel+ed|withdrawn|called off|descoped|dropped by|not needed)\b|取消|撤回|不做了"
+)
 
 
 def _rule_done_item_denied(view: _View) -> RuleHit | None:
@@ -246,6 +290,7 @@ def _rule_done_item_denied(view: _View) -> RuleHit | None:
         and not _open_marked(t.text)
         and not _NEGATION.search(_strip_code(t.text))
         and not _KEEP_TODO.search(t.text)
+        and not _CANCELLED.search(t.text)
     ]
     if not done or not (_DENY_VERB.search(view.answer_plain) or _KEPT.search(view.answer_plain)):
         return None

@@ -184,8 +184,8 @@ _REPORT_ITEM = _W.rx("report_item")
 def _rule_listed_item_missing(view: _View) -> RuleHit | None:
     """``listed-item-missing``: the request lists three or more things to act on; the
     Todos and the answer name all but one, and that one nowhere."""
-    if is_thin(view):
-        return None  # a bare report mentions nothing; absence is no evidence
+    if is_thin(view) or scope_of(view).review_stop:
+        return None  # a bare report mentions nothing; a review stop leaves the rest
     for req in view.requests:
         for items in _request_lists(req.text):
             items = [_TRAILING_COUNT.sub("", i) for i in items]

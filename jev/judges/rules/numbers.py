@@ -17,6 +17,7 @@ from jev.judges.rules._base import (
     _amount,
     _code_tokens,
     _contains_token,
+    _content_words,
     _distinctive_tokens,
     _done_fractions,
     _open_marked,
@@ -108,6 +109,15 @@ def _rule_partial_count(view: _View) -> RuleHit | None:
     return None
 
 
+#: Units that name their own subject (a test run's tally).
+_TALLY_UNITS = frozenset({"passed", "failed", "skipped", "errors", "warnings"})
+
+#: A token that is a unit's name ("分钟", "rows", "ms"), no evidence of a shared subject.
+_UNIT_WORD = re.compile(
+    r"(?i)^(?:ms|s|sec\w*|min\w*|hours?|rows?|records?|errors?|warnings?|passed|failed"
+    r"|skipped)$|分钟|毫秒|秒|小时|行|条|个"
+)
+
 #: "约", "about", "~" just before a value: it is rounded.
 _APPROX = re.compile(r"(?:约|大约|近|~|≈|\babout|\baround|\broughly|\bapprox\.?)\s*\Z", re.I)
 _RATE = re.compile(r"\s*(?:/|per\b|每)", re.I)
@@ -161,8 +171,15 @@ def _rule_number_mismatch(view: _View) -> RuleHit | None:
                 continue
             if unit in ("s", "ms", "min") and not (_topics(todo.text) or _code_tokens(todo.text)):
                 continue
+            words = {
+                w
+                for w in _content_words(todo.text) | _code_tokens(todo.text)
+                if not w.replace(".", "").replace(",", "").isdigit() and not _UNIT_WORD.search(w)
+            }
             for a in view.answers:
                 values = _unit_values(a.text).get(unit, set())
+                if unit not in _TALLY_UNITS and not any(_contains_token(a.text, w) for w in words):
+                    continue  # "回放 30 分钟流量" and "2 分钟的 SLA" measure different things
                 if any(not any(_agree(v, t) for t in todo_vals) for v in values):
                     return _NUMBER_MISMATCH.hit(
                         a,
@@ -232,6 +249,14 @@ _VERSION = re.compile(r"(?<![\w.])v?(\d{1,4}(?:\.\d{1,4}){1,3})(?![\w.]*\d)")
 _CLAUSE_BREAK = re.compile(r"[;；。]|[:：](?=\s)|，|, (?=(?:but|while|and|so)\b)")
 
 
+#: Words that make a version the one around the work, not its result ("the runner image
+#: ships probe-rs 0.25.0", "latest is 3.2", "默认带的是 1.4"): the reason for a pin.
+_ENVIRONMENT_VERSION = re.compile(
+    r"(?i)\b(?:ships|comes with|bundles|defaults? to|latest|newest|upstream|released)\b"
+    r"|默认|自带|最新"
+)
+
+
 def _rule_version_mismatch(view: _View) -> RuleHit | None:
     """``version-mismatch``: a completed Todo sets X to version V; the answer has X at W.
 
@@ -275,6 +300,7 @@ def _rule_version_mismatch(view: _View) -> RuleHit | None:
                     if (
                         _same_version_shape(wanted, other)
                         and not _old_version(clause, m.start(), m.end())
+                        and not _ENVIRONMENT_VERSION.search(clause, 0, m.start())
                         and not _both_meet_request(view, wanted, other)
                     ):
                         return _VERSION_MISMATCH.hit(

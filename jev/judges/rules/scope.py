@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass, replace
 
 from jev.base.domain import Position
+from jev.base.segments import sentences as _sentences
 from jev.judges.rules._base import (
     _DESCOPE,
     _NEGATION,
@@ -418,6 +419,40 @@ def _rule_user_only_blocker(view: _View) -> RuleHit | None:
             f"Todo {blocked.id} is open and the answer says it needs something only the user "
             f"can give: “{_quote(sentence)}”",
         )
+    return _handed_over(view)
+
+
+#: The next step waits on someone else's act: "Once the dSYM is reachable I'll …",
+#: "If you drop it into …, I'll run …", "确认完跟我说一声，我接着 …".
+_RESUME_AFTER = _W.rx("resume_after")
+#: Someone other than the agent must act: "Someone on Build Infra needs to grant that",
+#: "只能你来操作", "我这边拿不到".
+_OTHER_ACTS = _W.rx("other_acts")
+#: What is missing is a tool or package the agent could install itself.
+_INSTALLABLE = _W.rx("installable")
+
+
+def _handed_over(view: _View) -> RuleHit | None:
+    """An open Todo whose next step the answer's closing paragraphs hand to someone
+    else: a resumption that waits on their act (:data:`_RESUME_AFTER`) or an act only
+    they can do (:data:`_OTHER_ACTS`), quoted with the open Todo. Not in a review stop
+    the user asked for, and not when what is missing is a tool or package the agent
+    could install itself (:data:`_INSTALLABLE`: that stop is an omission)."""
+    todo = next((t for t in view.open_todos if not (view.descoped(t) or excused(view, t))), None)
+    if todo is None or scope_of(view).review_stop or _INSTALLABLE.search(view.answer_text):
+        return None
+    closing = [a for a in view.answers if view.paragraph[a.id] >= view.last_paragraph - 1]
+    for a in closing:
+        for sentence in _sentences(_strip_code(a.text)):
+            if (_RESUME_AFTER.search(sentence) or _OTHER_ACTS.search(sentence)) and not (
+                _OFFER.search(sentence)
+            ):
+                return _USER_ONLY_BLOCKER.hit(
+                    a,
+                    f"Todo {todo.id} is open (“{_quote(todo.text, 60)}”) and the answer hands "
+                    f"the next step to someone else: “{_quote(sentence)}”",
+                    0.7,
+                )
     return None
 
 

@@ -28,6 +28,7 @@ from jev.base.segments import sentences as _sentences
 from jev.judges.rules._base import (
     _CODE_SPAN,
     _NEGATION,
+    _REPORT_ONLY,
     _STOPWORDS,
     _UNIT_NAMES,
     _USER_CITED,
@@ -197,7 +198,10 @@ def _bounds(view: _View) -> list[_Bound]:
             if not upper and not lower:
                 # a bare gate ("our 80% coverage gate") is a floor; a gate word next
                 # to "under 300 ms" only says that bound is the gate
-                lower = bool(_GATE.search(after[:25]) or _GATE.search(before[-12:]))
+                lower = bool(
+                    _GATE.search(re.split(r"[,;，；。]", after[:25])[0])
+                    or _GATE.search(before[-12:])
+                )
             if upper == lower:
                 continue
             found.append(
@@ -334,6 +338,8 @@ def _rule_target_missed(view: _View) -> RuleHit | None:
 
 
 def _target_rule(view: _View, *, claimed: bool) -> RuleHit | None:
+    if _REPORT_ONLY.search(_CODE_SPAN.sub("X", view.request_text)):
+        return None  # "only measure it": the bound is the yardstick, not a done-condition
     for bound in _bounds(view):
         missed = next(
             (
