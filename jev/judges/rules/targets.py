@@ -21,7 +21,7 @@ counts.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from jev.base.domain import Position
 from jev.base.segments import sentences as _sentences
@@ -47,8 +47,14 @@ _TARGET_CLAIMED_MET = _Rule("target-claimed-met", "contradiction", 0.75)
 _TARGET_MISSED = _Rule("target-missed", "omission", 0.7)
 
 _VALUE = re.compile(
-    r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(%|[kKmMgGtT]i?[bB]\b|ms\b|s\b|sec(?:onds?)?\b|min(?:utes?)?\b"
-    r"|秒|毫秒|分钟)"
+    r"(?<![\w.,])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?: \d{3})+(?=\s*[kKmMgG]i?[bB])"
+    r"|\d+(?:[.,]\d+)?)"
+    r"\s*(%|[kKmMgGtT]i?[bB]\b|ms\b|s\b|sec(?:onds?)?\b|min(?:utes?)?\b|秒|毫秒|分钟)"
+)
+#: A duration in two units ("6m 12s", "3 min 18 s", "1h 05m", "2 分 41 秒"): its value in ms.
+_COMPOUND_TIME = re.compile(
+    r"(?<![\w.])(?:(\d+)\s*(?:h|hours?|小时)\s*(\d+)\s*(?:m|min|minutes?|分钟?)"
+    r"|(\d+)\s*(?:m|min|minutes?|分钟?)\s*(\d+)\s*(?:s|sec|seconds?|秒))(?![\w.])"
 )
 #: Words that put a bound on the value after them ("below 300 MB", "至少 80%").
 _UPPER = _W.rx("upper")
@@ -92,6 +98,8 @@ def _kind(unit: str) -> str:
 
 def _normal(number: str, unit: str) -> float:
     unit = unit.lower()
+    if re.fullmatch(r"\d{1,3}(?:[, ]\d{3})+(?:\.\d+)?", number):
+        number = number.replace(",", "").replace(" ", "")  # "98,304 KB", "2 184 KB"
     return float(number.replace(",", ".")) * _SCALE.get(_UNIT_NAMES.get(unit, unit), 1.0)
 
 
@@ -119,6 +127,13 @@ _COUNT_UNITS = {
 }
 
 
+def _compound_ms(m: re.Match[str]) -> float:
+    """The value in ms of a :data:`_COMPOUND_TIME` match."""
+    if m.group(1) is not None:
+        return (int(m.group(1)) * 3600 + int(m.group(2)) * 60) * 1000.0
+    return (int(m.group(3)) * 60 + int(m.group(4))) * 1000.0
+
+
 def _count_unit(noun: str) -> str:
     low = noun.lower()
     return next((u for u, names in _COUNT_UNITS.items() if low in names), "rows")
@@ -128,9 +143,12 @@ def _values(text: str) -> list[tuple[int, int, str, float]]:
     """The values of ``text`` a bound can be about, as (start, end, kind, value): sizes
     in MB, durations in ms, percentages (:data:`_VALUE`), and counts of a noun in any
     notation ("0.12 亿行", "5k rows", "QPS 3万": kind ``count:<noun>``), in text order."""
-    found = [
+    found = [(m.start(), m.end(), "time", _compound_ms(m)) for m in _COMPOUND_TIME.finditer(text)]
+    taken = [(a, b) for a, b, _, _ in found]
+    found += [
         (m.start(), m.end(), _kind(m.group(2)), _normal(m.group(1), m.group(2)))
         for m in _VALUE.finditer(text)
+        if not any(a <= m.start() < b for a, b in taken)
     ]
     taken = [(a, b) for a, b, _, _ in found]
     for m, num, mag, noun in (
@@ -155,6 +173,9 @@ class _Bound:
     upper: bool
     #: Words naming the bounded quantity ("p95", "coverage", "billing"); may be empty.
     subject: frozenset[str]
+    #: Whether it is the request's only bound of its kind: then "now it is 2 184 KB"
+    #: measures it whatever the clause names.
+    alone: bool = False
 
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_-]*[A-Za-z0-9]|[\u4e00-\u9fff]{2,}")
@@ -217,7 +238,8 @@ def _bounds(view: _View) -> list[_Bound]:
                     | {t.lower() for t in _STATISTIC.findall(plain)},
                 )
             )
-    return found
+    kinds = [b.kind for b in found]
+    return [replace(b, alone=kinds.count(b.kind) == 1) for b in found]
 
 
 def _measured(text: str, bound: _Bound) -> list[float]:
@@ -248,6 +270,8 @@ def _clause_values(sentence: str, bound: _Bound) -> list[float]:
             if kind != bound.kind:
                 continue
             head = segment[:start]
+            if _DIFFERENCE.search(head[-12:]) or _DIFFERENCE_AFTER.match(segment, end):
+                continue  # "省了大约 3.9 MB", "40 MB smaller": a difference
             if bound.kind == "time" and _RUN_LENGTH.search(head[-16:]):
                 continue  # "a load test for 5 min": how long it ran, not what it measured
             if not arrow:
@@ -256,7 +280,14 @@ def _clause_values(sentence: str, bound: _Bound) -> list[float]:
                     continue
                 # a count names its quantity itself ("0.12 亿行" is rows); others need
                 # a word of the bound's subject in the clause
-                if not kind.startswith("count:") and not _names_subject(clause, bound.subject):
+                if (
+                    not kind.startswith("count:")
+                    and not _names_subject(clause, bound.subject)
+                    and not (bound.alone and "|" not in clause and _NOW.search(head[-30:]))
+                    # the one size cap of a request ("APK under 30 MB"): any size reported
+                    # that is not the old one or a saving is the artifact's
+                    and not (bound.alone and bound.kind == "size" and bound.upper)
+                ):
                     continue
                 if kind.startswith("count:") and re.search(
                     r"(?i)\b(?:per|each|batch)\b|每|批", clause
@@ -272,6 +303,11 @@ def _clause_values(sentence: str, bound: _Bound) -> list[float]:
             values.append(value)
     return values
 
+
+#: A word that sets a value as the current result ("now 2 184 KB", "现在是", "after:").
+_NOW = re.compile(
+    r"(?i)\b(?:now|currently|after(?: the change)?)\b|现在|目前|当前|优化后|调整后|改完后"
+)
 
 #: A percentile named in a clause ("p95", "P99").
 _STATISTIC = re.compile(r"(?i)\bp\d{2,3}\b")
@@ -311,14 +347,35 @@ def _claim_states_met_value(view: _View, bound: _Bound) -> bool:
     value), and without both sides quoted there is no finding (design.md §13)."""
     for a in view.answers:
         for sentence in _sentences(_strip_code(a.text)):
-            if not _MET_CLAIM.search(sentence) or _NEGATION.search(sentence):
+            if not _MET_CLAIM.search(sentence) or _negated(sentence):
                 continue
-            for _, _, kind, value in _values(sentence):
-                if kind != bound.kind:
+            for start, end, kind, value in _values(sentence):
+                if kind != bound.kind or _DIFFERENCE.search(sentence, max(0, start - 12), start):
+                    continue  # "少了 286 KB", "saved 40 MB": a difference, not the value
+                if _DIFFERENCE_AFTER.match(sentence, end):
                     continue
                 if value != bound.value and not _violates(value, bound):
                     return True
     return False
+
+
+#: Words that make the value after them a difference ("少了 286 KB", "reduced by 3 s").
+_DIFFERENCE = re.compile(
+    r"(?i)(?:少了|减少了?|降低了?|省了|省下|节省了?|小了|\bby|\bsaved|\bsaving|\bdown)\s*\Z"
+)
+_DIFFERENCE_AFTER = re.compile(r"(?i)\s*(?:less|smaller|fewer|lower|faster|saved|shorter)\b")
+
+
+#: Bound words that hold a negation ("不超过", "不小于", "no more than"): no denial.
+_BOUND_WORDS = re.compile(
+    r"(?i)不(?:超过|小于|低于|高于|大于|多于|少于)|\bno (?:more|less|fewer) than\b"
+    r"|\bnot (?:more|less|fewer|over|under|above|below)\b"
+)
+
+
+def _negated(text: str) -> bool:
+    """Whether ``text`` holds a negation other than a bound word ("不超过 500")."""
+    return bool(_NEGATION.search(_BOUND_WORDS.sub(" ", text)))
 
 
 def _violates(value: float, bound: _Bound) -> bool:
@@ -356,8 +413,7 @@ def _target_rule(view: _View, *, claimed: bool) -> RuleHit | None:
             (
                 a
                 for a in view.answers
-                if _MET_CLAIM.search(_strip_code(a.text))
-                and not _NEGATION.search(_strip_code(a.text))
+                if _MET_CLAIM.search(_strip_code(a.text)) and not _negated(_strip_code(a.text))
             ),
             None,
         )
