@@ -284,9 +284,6 @@ def _clause_values(sentence: str, bound: _Bound) -> list[float]:
                     not kind.startswith("count:")
                     and not _names_subject(clause, bound.subject)
                     and not (bound.alone and "|" not in clause and _NOW.search(head[-30:]))
-                    # the one size cap of a request ("APK under 30 MB"): any size reported
-                    # that is not the old one or a saving is the artifact's
-                    and not (bound.alone and bound.kind == "size" and bound.upper)
                 ):
                     continue
                 if kind.startswith("count:") and re.search(

@@ -24,6 +24,7 @@ _EVIDENCE = re.compile(
 )
 
 _DEFERRAL = _W.rx("deferral")
+_POINTER = _W.rx("pointer")
 
 
 def is_thin(view: _View) -> bool:
@@ -74,7 +75,7 @@ def _rule_thin_report(view: _View) -> RuleHit | None:
     if (answer or view.open_todos) and not _bare_file_list(answer):
         wide = sum(1 for c in answer if "\u2e80" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef")
         limit = 80 if wide * 5 > len(answer) else 240  # CJK text says more per character
-        bare = _DEFERRAL.sub(" ", answer)
+        bare = _POINTER.sub(" ", _DEFERRAL.sub(" ", answer))
         if answer and (
             _new_evidence(view, bare) if len(answer) > limit else _EVIDENCE.search(bare)
         ):

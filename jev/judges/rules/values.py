@@ -125,6 +125,7 @@ def _table_against_all(view: _View) -> RuleHit | None:
         and i < len(header)
         and (i in marked or _STATUS_HEADER.search(header[i]))
     ]
+    mixed += _short_count_rows(header, rows[1:])
     if not mixed:
         return None
     for a, sentence in view.sentences:
@@ -140,12 +141,38 @@ def _table_against_all(view: _View) -> RuleHit | None:
     return None
 
 
+def _short_count_rows(header: list[str], rows: list[tuple[Position, list[str]]]) -> list[Position]:
+    """Rows of a table whose done count falls short of its total where the other rows
+    match: ``| columns | described |`` with ``| 18 | 18 |`` … ``| 13 | 9 |``; the done
+    column's header is a word of completion (:data:`_STATUS_HEADER`)."""
+    for j in range(1, len(header)):
+        if not _STATUS_HEADER.search(header[j]):
+            continue
+        for i in range(j):
+            pairs = [
+                (a, int(c[i]), int(c[j]))
+                for a, c in rows
+                if len(c) > j and c[i].isdigit() and c[j].isdigit()
+            ]
+            if len(pairs) < 2 or len(pairs) < len(rows):
+                continue
+            short = [a for a, total, done in pairs if done < total]
+            if (
+                short
+                and any(total == done for _, total, done in pairs)
+                and all(done <= total for _, total, done in pairs)
+            ):
+                return short[:1]
+    return []
+
+
 #: A status cell that opens with a word of failure and then explains it.
 _NO_FIRST = re.compile(
-    r"(?i)(?:failed|skipped|blocked|not done|not started|pending)\b\W|(?:no|not yet)\s*[,(—–:;-]"
+    r"(?i)(?:failed|skipped|blocked|not done|not started|pending|still|kept|rolled back|reverted"
+    r"|partial(?:ly)?)\b\W|(?:no|not yet)\s*[,(—–:;-]|(?:未|没|仍|还是|回滚)"
 )
 _YES_MARKS = "✅✓✔"
-_NO_MARKS = "❌✗✘"
+_NO_MARKS = "❌✗✘⚠⏸⛔🚫🟡🔴"
 #: A claim of the whole by its count or a word of totality ("All six steps", "5 个服务已全部").
 _WHOLE = re.compile(
     rf"(?i)\ball (?:\d+|{_NUMBER_WORDS}) [\w-]+"
