@@ -109,7 +109,23 @@ def _rule_deliverable_missing(view: _View) -> RuleHit | None:
                 f"the request asks for {name} (“{_quote(text)}”), and neither the Todo list "
                 "nor the answer mentions it",
             )
+        for m in _PRODUCE_FILE.finditer(text):
+            file = m.group("file") or m.group("zfile")
+            if file.rsplit("/", 1)[-1].lower() not in view.report_text.lower():
+                return _REQUESTED_DELIVERABLE_MISSING.hit(
+                    req,
+                    f"the request asks to produce `{file}` (“{_quote(text)}”), and "
+                    "neither the Todo list nor the answer names it",
+                )
     return None
+
+
+#: A file the request asks to produce: a verb of making an artifact, then a code span
+#: that names a file ("regenerate `size_report.txt`", "生成 `coverage.xml`").
+_PRODUCE_FILE = re.compile(
+    r"(?i)\b(?:re-?generate|generate|produce|export|dump|write out|create)\s+(?:the\s+|a\s+|an\s+)?"
+    r"`(?P<file>[\w./-]+\.[a-z]{2,5})`|(?:重新生成|生成|导出|产出)\s*`(?P<zfile>[\w./-]+\.[a-z]{2,5})`"
+)
 
 
 _LIST_VERB_EN = _W.rx("list_verb_en")

@@ -486,6 +486,21 @@ def _things(text: str) -> set[str]:
     return found
 
 
+#: A mid-turn message that opens a sentence with an order ("Oh and set …", "For the
+#: PDBs please use …", "顺便把 … 改成 …").
+_IMPERATIVE = re.compile(
+    r"(?im)(?:^|[.!;:—–]\s+)"
+    r"(?:(?:oh|ah|also|and|btw|plus|one more thing|for [\w` -]{1,30})[,:]?\s+)*"
+    r"(?:please\s+)?(?:set|use|add|make|keep|rename|switch|change|put|include|drop|strip|pin|log"
+    r"|write|return|expose|send|store|emit|enable|disable|limit|cap|sort|filter)\b"
+    r"|(?:请|顺便|另外|还有)?(?:把|将)[^。；\n]{1,40}(?:改成|改为|设为|换成|加上|加到)"
+)
+#: "instead of X", "rather than X", "而不是 X": what a later ask replaces.
+_REPLACED = re.compile(
+    r"(?i)\b(?:instead of|rather than|not)\s+[^.;,\n—–]*|(?:而不是|不要用)[^。；，\n]*"
+)
+
+
 def _rule_later_ask_missing(view: _View) -> RuleHit | None:
     """``later-ask-missing``: a mid-turn message asks for more ("Also …", "另外 …") and
     no named thing of it shows up in the Todos or the answer."""
@@ -493,9 +508,14 @@ def _rule_later_ask_missing(view: _View) -> RuleHit | None:
         return None  # an empty or bare answer names nothing: absence is no evidence
     earlier = "\n".join(r.text for r in view.requests if (r.message or 1) == 1).lower()
     for req in view.later_requests:
-        if not _ALSO.search(req.text) or "?" in req.text or "？" in req.text:
+        asks = _ALSO.search(req.text) or _IMPERATIVE.search(req.text)
+        if not asks or "?" in req.text or "？" in req.text:
             continue
-        things = {t for t in _things(req.text) if t not in earlier}
+        # "use X instead of Y": Y is what the ask replaces, not what it asks for
+        replaced = set().union(*(_things(m.group(0)) for m in _REPLACED.finditer(req.text)))
+        things = {t for t in _things(req.text) - replaced if t not in earlier}
+        spans = {m.group(1).lower() for m in _CODE_SPAN.finditer(req.text)} & things
+        things = spans or things  # "For the PDBs use `maxUnavailable: 1`": the span is the ask
         if things and not any(_contains_token(view.report_text, t) for t in things):
             return _LATER_ASK_MISSING.hit(
                 req,
