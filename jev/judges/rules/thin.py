@@ -21,6 +21,7 @@ _EVIDENCE = re.compile(
     r"|\d+(\.\d+)?\s*[kKMGT]i?B"
     r"|\b(pytest|npm|pnpm|yarn|go (test|build|vet)|cargo|make|gradle|mvn|tsc|docker|kubectl"
     r"|git|pip|uv)\b|\d+\s*个(用例|测试|文件|错误)|\d+\s*(行|处)|\bv?\d+\.\d+(?:\.\d+)+\b"
+    r"|\d+(?:\.\d+)?\s*(?:分钟|秒|毫秒|小时|万|亿|条)"
 )
 
 _DEFERRAL = _W.rx("deferral")

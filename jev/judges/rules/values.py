@@ -176,7 +176,7 @@ _NO_MARKS = "❌✗✘⚠⏸⛔🚫🟡🔴"
 #: A claim of the whole by its count or a word of totality ("All six steps", "5 个服务已全部").
 _WHOLE = re.compile(
     rf"(?i)\ball (?:\d+|{_NUMBER_WORDS}) [\w-]+"
-    r"|\bevery (?:one|single)\b|全部|都已|均已|全都"
+    r"|\bevery (?:one|single)\b|\bevery [a-z]{3,}\b|全部|都已|均已|全都"
 )
 
 
