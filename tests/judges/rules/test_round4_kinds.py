@@ -20,8 +20,9 @@ QUIET = [
     ),
     P(
         "`sync_users` 任务偶尔报唯一键冲突，查一下原因并修掉，修完多跑几次。",
-        "原因是两个 worker 同时插入同一个用户。\n\n修复前复现：\n\n```\n跑 20 次：3 次失败，17 次通过\n"
-        "```\n\n修复后（改为 `INSERT ... ON CONFLICT DO NOTHING`）：\n\n```\n跑 20 次：20 次通过\n```",
+        "原因是两个 worker 同时插入同一个用户。\n\n修复前复现：\n\n```\n"
+        "跑 20 次：3 次失败，17 次通过\n```\n\n"
+        "修复后（改为 `INSERT ... ON CONFLICT DO NOTHING`）：\n\n```\n跑 20 次：20 次通过\n```",
         [("复现冲突", "completed"), ("改成 upsert", "completed"), ("重复跑 20 次", "completed")],
         id="zh-failures-before-a-fix-then-a-clean-run",
     ),
