@@ -197,9 +197,22 @@ _IDENT = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b[a-z]+[A-Z]\w*\b")
 _REPORT_ITEM = _W.rx("report_item")
 
 
+#: Question words that make a listed item a field, not a named thing ("who, when …").
+_QUESTION_WORDS = frozenset({"what", "when", "where", "which", "whom", "whose", "with"})
+#: Words of action and courtesy only: an item whose own words are these names no thing
+#: ("Please fix it", "rerun gazelle" when gazelle is another item's).
+_ACTION_WORDS = (
+    re.compile(
+        r"(?i)please|(?:re-?)?(?:run|fix|check|verify|make|ensure|update|add|bump|build|test"
+        r"|review|confirm|redo|rebuild|regenerate|cut|ship|apply)\w*"
+    ),
+)
+
+
 def _rule_listed_item_missing(view: _View) -> RuleHit | None:
     """``listed-item-missing``: the request lists three or more things to act on; the
-    Todos and the answer name all but one, and that one nowhere."""
+    Todos and the answer name all but one, and that one — an item with a named thing of
+    its own, not only verbs or question words — nowhere."""
     if is_thin(view) or scope_of(view).review_stop:
         return None  # a bare report mentions nothing; a review stop leaves the rest
     for req in view.requests:
@@ -219,6 +232,15 @@ def _rule_listed_item_missing(view: _View) -> RuleHit | None:
             ]
             if len(missing) != 1 or _REPORT_ITEM.search(missing[0]):
                 continue  # "paste the summary", "tell me the result": the answer is that
+            own_words = tokens[items.index(missing[0])]
+            if not {
+                w
+                for w in own_words
+                if (len(w) >= 4 or not w.isascii())
+                and w not in _QUESTION_WORDS
+                and not any(rx.fullmatch(w) for rx in _ACTION_WORDS)
+            }:
+                continue  # "please fix it", "rerun …", "when": no named thing of its own
             words = _item_tokens(missing[0])
             if not any(t.isascii() for t in words) and _IDENT.search(view.todo_text):
                 continue  # Todos that name the work in code may name a listed word only so
@@ -251,9 +273,12 @@ def _rule_required_name_missing(view: _View) -> RuleHit | None:
         return None  # a bare report mentions nothing; absence is no evidence
     for req in view.requests:
         for clause in re.split(r"[;。；，!?？！\n]|[.,](?=\s|$)", req.text):
-            if not _REQUIREMENT.search(clause) or _REQUEST_NEGATED.search(clause):
+            need = _REQUIREMENT.search(clause)
+            if not need or _REQUEST_NEGATED.search(clause):
                 continue
-            for m in _IDENTIFIER.finditer(clause):
+            # the names after "must …" are required; one before it says where ("the
+            # endpoint in `pharmacy-svc`: every decision must record …")
+            for m in _IDENTIFIER.finditer(clause, need.start()):
                 name = (m.group(1) or m.group(2)).lower()
                 if len(name) < 4 or _contains_token(view.report_text, name):
                     continue

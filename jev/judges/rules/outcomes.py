@@ -120,16 +120,16 @@ _AFTER_FIX = _W.rx("after_fix")
 
 
 def _lead(view: _View, index: int) -> str:
-    """Answer position ``index`` with the lead lines just before it (a heading or a
-    line ending in a colon that introduces it, up to two positions back)."""
+    """Answer position ``index`` with the lead lines just before it: the line right before
+    it, and one more when that one is a heading, a short line or ends in a colon."""
     texts = [view.answers[index].text]
     for back in (index - 1, index - 2):
         if back < 0:
             break
         prev = view.answers[back].text.strip()
+        texts.append(prev)  # the line just before introduces the run, whatever its length
         if not (prev.startswith("#") or prev.endswith((":", "：")) or len(prev) <= 40):
             break
-        texts.append(prev)
     return "\n".join(texts)
 
 

@@ -423,6 +423,11 @@ def _counts(cell: str) -> list[tuple[float, float]]:
     return found
 
 
+_MEASURE_CELL = re.compile(
+    r"(?i)\d\s*(?:ms|s|sec|min|h|%|[kmg]i?b|fps|x)(?![a-z])|\d\s*(?:毫秒|秒|分钟|小时)"
+)
+
+
 def _pair_rows(text: str) -> list[tuple[str, tuple[float, float], tuple[float, float]]]:
     """Lines that set two counts side by side: a table row with a label and two count
     cells (``| events_pay | 230,046 | 21.7 万 |``) or a pasted output row of two bare
@@ -431,7 +436,8 @@ def _pair_rows(text: str) -> list[tuple[str, tuple[float, float], tuple[float, f
     for line in text.splitlines():
         cells = _table_cells(line)
         if cells and not _COUNT.search(cells[0]):
-            values = [v for c in cells[1:] for v in _counts(c)]
+            # a cell with a unit ("11.8 ms", "43%") is a measure, not a count of rows
+            values = [v for c in cells[1:] if not _MEASURE_CELL.search(c) for v in _counts(c)]
         elif re.fullmatch(r"[\s|:=,]*\d[\d,]*[\s|:=]+\d[\d,]*[\s|]*", line):
             values = _counts(line)
         else:
