@@ -500,6 +500,7 @@ _UNIT_NAMES = {
         ("ms", ("毫秒",)),
         ("s", ("sec", "second", "seconds", "秒")),
         ("min", ("minute", "minutes", "分钟")),
+        ("h", ("hour", "hours", "小时")),
         ("rows", ("row", "行", "record", "records", "条记录")),
     )
     for alias in aliases

@@ -37,6 +37,7 @@ from jev.judges.rules._base import (
     _quote,
     _Rule,
     _strip_code,
+    _table_cells,
     _View,
     _Words,
 )
@@ -49,7 +50,8 @@ _TARGET_MISSED = _Rule("target-missed", "omission", 0.7)
 _VALUE = re.compile(
     r"(?<![\w.,])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?: \d{3})+(?=\s*[kKmMgG]i?[bB])"
     r"|\d+(?:[.,]\d+)?)"
-    r"\s*(%|[kKmMgGtT]i?[bB]\b|ms\b|s\b|sec(?:onds?)?\b|min(?:utes?)?\b|秒|毫秒|分钟)"
+    r"\s*(%|[kKmMgGtT]i?[bB]\b|ms\b|s\b|sec(?:onds?)?\b|min(?:utes?)?\b|h\b|hours?\b"
+    r"|秒|毫秒|分钟|小时)"
 )
 #: A duration in two units ("6m 12s", "3 min 18 s", "1h 05m", "2 分 41 秒"): its value in ms.
 _COMPOUND_TIME = re.compile(
@@ -86,6 +88,7 @@ _SCALE = {
     "tib": 1024.0 * 1024,
     "s": 1000.0,
     "min": 60000.0,
+    "h": 3600000.0,
 }
 
 
@@ -114,7 +117,8 @@ _COUNT_AFTER = re.compile(
 )
 #: The noun before the number ("QPS 3万", "行数在 500 万", "rows: 12036518").
 _COUNT_BEFORE = re.compile(
-    r"(行数|记录数|条数|QPS|RPS|rows|records)\s*(?:[:：=]|为|是|在|达到|到|约|~|of|at)?\s*"
+    r"(行数|记录数|条数|QPS|RPS|rows|records)\s*"
+    r"(?:[^\d\n:：;|]{0,10}?(?:[:：=]|为|是|在|达到|到|约|~|of|at))?\s*"
     r"(?:约|大约|~|about\s)?\s*" + _NUMBER + _MAG + r"(?![\d.,]|\s*(?:%|ms|s\b|秒))",
     re.I,
 )
@@ -235,7 +239,7 @@ def _bounds(view: _View) -> list[_Bound]:
                     subject=_subject(plain[max(0, start - 60) : start], _CONDITION.split(after)[0])
                     # a percentile the sentence names is the bounded quantity
                     # ("p95 under the standard k6 profile is below 0.5 s")
-                    | {t.lower() for t in _STATISTIC.findall(plain)},
+                    | _stats(plain),
                 )
             )
     kinds = [b.kind for b in found]
@@ -252,9 +256,15 @@ def _measured(text: str, bound: _Bound) -> list[float]:
     bound itself ("before: …", "gate 80%")."""
     values: list[float] = []
     for sentence in _sentences(_strip_code(text)):
-        stats = {t.lower() for t in _STATISTIC.findall(sentence)}
+        stats = _stats(sentence)
         if stats and not stats & bound.subject:
             continue  # "p99 … 0.8 s" names another statistic than the bounded p95
+        if (
+            not stats
+            and bound.kind == "time"
+            and any(re.fullmatch(r"p\d{2,3}", w) for w in bound.subject)
+        ):
+            continue  # a bounded p99 is measured where a p99 is named ("压测 5 分钟" is none)
         values += _clause_values(sentence, bound)
     return values
 
@@ -303,11 +313,17 @@ def _clause_values(sentence: str, bound: _Bound) -> list[float]:
 
 #: A word that sets a value as the current result ("now 2 184 KB", "现在是", "after:").
 _NOW = re.compile(
-    r"(?i)\b(?:now|currently|after(?: the change)?)\b|现在|目前|当前|优化后|调整后|改完后"
+    r"(?i)\b(?:now|currently|after(?: the change)?|total(?: elapsed| time| runtime)?|elapsed)\b"
+    r"|现在|目前|当前|优化后|调整后|改完后|改之?后|总耗时|耗时|用时"
 )
 
 #: A percentile named in a clause ("p95", "P99").
-_STATISTIC = re.compile(r"(?i)\bp\d{2,3}\b")
+_STATISTIC = re.compile(r"(?i)\bp\(?(\d{2,3})\)?(?![\w.])")
+
+
+def _stats(text: str) -> set[str]:
+    """The percentiles ``text`` names, as ``p95`` ("P95", "p(95)" from k6 both count)."""
+    return {"p" + m.group(1) for m in _STATISTIC.finditer(text)}
 
 
 #: Words after a bound that start its conditions ("under 500 ms at 200 RPS"), not its
@@ -391,15 +407,41 @@ def _rule_target_missed(view: _View) -> RuleHit | None:
     return _target_rule(view, claimed=False)
 
 
+def _table_clauses(view: _View) -> dict[str, str]:
+    """Each data row of an answer table as clauses that name their column: the row
+    ``| 改之后 | 0.21 s | 0.34 s |`` under ``| | P50 | P95 |`` reads "改之后 P50: 0.21 s;
+    改之后 P95: 0.34 s", so a cell is measured against the bound its header names (by
+    answer position id)."""
+    cached = view.cache.get("table_clauses")
+    if isinstance(cached, dict):
+        return cached
+    found: dict[str, str] = {}
+    header: list[str] | None = None
+    for a in view.answers:
+        cells = _table_cells(a.text, " *`")
+        if not cells:
+            header = None
+        elif header is None:
+            header = cells
+        elif not all(set(c) <= set("-: ") for c in cells):
+            label = cells[0]
+            found[a.id] = "; ".join(
+                f"{label} {name}: {cell}" for name, cell in zip(header[1:], cells[1:], strict=False)
+            )
+    view.cache["table_clauses"] = found
+    return found
+
+
 def _target_rule(view: _View, *, claimed: bool) -> RuleHit | None:
     if _REPORT_ONLY.search(_CODE_SPAN.sub("X", view.request_text)):
         return None  # "only measure it": the bound is the yardstick, not a done-condition
+    tables = _table_clauses(view)
     for bound in _bounds(view):
         missed = next(
             (
                 (pos, value)
                 for pos in (*view.todos, *view.answers)
-                for value in _measured(pos.text, bound)
+                for value in _measured(tables.get(pos.id, pos.text), bound)
                 if _violates(value, bound)
             ),
             None,
