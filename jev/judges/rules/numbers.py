@@ -157,8 +157,67 @@ def _agree(x: tuple[float, bool], y: tuple[float, bool]) -> bool:
     return x[0] == y[0] or ((x[1] or y[1]) and abs(x[0] - y[0]) <= 0.05 * max(abs(x[0]), abs(y[0])))
 
 
+#: A count written in a magnitude ("312 万", "约 3.3 亿", "1.2 million", "31.6k").
+_ROUNDED = re.compile(
+    r"(约|大约|近|~|≈|about |around |roughly )?(?<![\w.])(\d+(?:\.\d+)?)\s*"
+    r"(万|亿|million\b|[kKM](?![\w]))"
+)
+#: An exact count in code or output ("3,102,417", "32768000").
+_EXACT = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d{4,})(?![\w.,])")
+_FENCED = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
+#: A claim that covers several counts ("两边都是", "both", "each", "一致").
+_BOTH = re.compile(r"(?i)\bboth\b|\beach\b|\ball\b|都|一致|均")
+
+
+def _restated_count(view: _View) -> RuleHit | None:
+    """The answer's prose restates a count of its own pasted output in a magnitude, and
+    the two do not agree: "两边都是 312 万条" over ``target: 3,102,417`` (another count
+    nearby, outside the rounding), or "约 3.3 亿次" over ``Done 32768000 runs`` (a slip of
+    a factor of ten). Both sides are quoted."""
+    code = "\n".join(_FENCED.findall(view.answer_text))
+    exact = [(m, _amount(m.group(1))) for m in _EXACT.finditer(code)]
+    if not exact:
+        return None
+    for a, sentence in view.sentences:
+        plain = _strip_code(_FENCED.sub(" ", sentence))
+        for m in _ROUNDED.finditer(plain):
+            value = _amount(m.group(2), m.group(3))
+            digits = len(m.group(2).partition(".")[2])
+            unit = _amount("1", m.group(3)) * 10**-digits
+            slack = unit if m.group(1) else unit / 2  # "约 3.1 万" allows a whole unit
+            near = [(e, c) for e, c in exact if abs(c - value) <= 0.1 * value]
+            agree = [c for _, c in near if abs(c - value) <= slack]
+            off = [(e, c) for e, c in near if abs(c - value) > slack]
+            slip = [
+                (e, c)
+                for e, c in exact
+                if any(abs(c * f - value) <= 0.05 * value for f in (10, 0.1))
+            ]
+            if off and (not agree or _BOTH.search(plain)):
+                found = off[0][0]
+            elif slip and not near:
+                found = slip[0][0]
+            else:
+                continue
+            start = code.rfind("\n", 0, found.start()) + 1
+            end = code.find("\n", found.end())
+            line = code[start : end if end >= 0 else len(code)].strip()
+            return _NUMBER_MISMATCH.hit(
+                a,
+                f"the answer says “{_quote(sentence)}”, but its own output shows "
+                f"“{_quote(line, 60)}”",
+            )
+    return None
+
+
 def _rule_number_mismatch(view: _View) -> RuleHit | None:
-    """``number-mismatch``: same unit, different values, Todo value absent from the answer."""
+    """``number-mismatch``: same unit, different values, Todo value absent from the
+    answer; or the answer restates a count of its own output that does not agree
+    (:func:`_restated_count`)."""
+    return _todo_value_mismatch(view) or _restated_count(view)
+
+
+def _todo_value_mismatch(view: _View) -> RuleHit | None:
     answer_values = _unit_values(view.answer_text)
     if not answer_values:
         return None

@@ -110,9 +110,9 @@ _NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
 _MAG = r"(?:\s*(万|亿|千|[kK](?![a-zA-Z])|M(?![a-zA-Z])|million\b|thousand\b))?"
 #: The noun a count counts, after the number ("500 万行", "5k rows", "38,600 QPS").
 _COUNT_AFTER = re.compile(
-    r"(?<![\w.])" + _NUMBER + _MAG + r"\s*(?:个|条|次)?\s*"
+    r"(?<![\w.])" + _NUMBER + _MAG + r"\s*(?:个|条)?\s*"
     r"(行|条记录|rows?\b|records?\b|qps\b|rps\b|req/s|requests? per second"
-    r"|用户|users?\b|事件|events?\b|消息|messages?\b)",
+    r"|用户|users?\b|事件|events?\b|消息|messages?\b|次(?:执行)?|runs\b|executions\b|iterations\b)",
     re.I,
 )
 #: The noun before the number ("QPS 3万", "行数在 500 万", "rows: 12036518").
@@ -128,6 +128,7 @@ _COUNT_UNITS = {
     "users": ("用户", "user", "users"),
     "events": ("事件", "event", "events"),
     "messages": ("消息", "message", "messages"),
+    "runs": ("次", "次执行", "runs", "executions", "iterations"),
 }
 
 
@@ -452,7 +453,10 @@ def _target_rule(view: _View, *, claimed: bool) -> RuleHit | None:
             (
                 a
                 for a in view.answers
-                if _MET_CLAIM.search(_strip_code(a.text)) and not _negated(_strip_code(a.text))
+                if any(
+                    _MET_CLAIM.search(c) and not _negated(c)
+                    for c in re.split(r"[，,;；。]|(?<=[.!?])\s", _strip_code(a.text))
+                )
             ),
             None,
         )
