@@ -249,6 +249,39 @@ _COUNTED = re.compile(
 )
 
 
+#: A Todo that checks for a kind of defect, with its finding in parentheses ("检查重号
+#: （INV-118342 出现 2 次）", "Scan for broken links (3 found)").
+_CHECK_FOR = re.compile(
+    r"(?i)\b(?:check|scan|look|search)(?:ing)? (?:for )?(?P<en>[a-z][\w -]{2,30}?)\s*"
+    r"[(（](?P<enote>[^()（）]+)[)）]|检查(?P<zh>[\u4e00-\u9fff]{2,6})[(（](?P<znote>[^()（）]+)[)）]"
+)
+
+
+def _check_found_against_none(view: _View) -> RuleHit | None:
+    """A completed Todo checked for a kind of defect and noted a finding with a count
+    ("检查重号（INV-2025-118342 出现 2 次）"), and the answer says there is none of that
+    kind ("没有重号", "no broken links")."""
+    for todo in view.todos:
+        m = _CHECK_FOR.search(todo.text) if todo.status == "completed" else None
+        if m is None:
+            continue
+        thing = m.group("zh") or m.group("en")
+        note = m.group("znote") or m.group("enote")
+        if not re.search(r"[1-9]", note) or re.search(r"(?i)\b(?:no|none|0)\b|没有|无", note):
+            continue
+        none = re.compile(
+            rf"(?i)\bno {re.escape(thing)}|(?:没有|无|不存在)[^，。；\n]{{0,4}}{re.escape(thing)}"
+        )
+        for a, sentence in view.sentences:
+            if none.search(sentence):
+                return _CLAIM_VS_EVIDENCE.hit(
+                    a,
+                    f"the answer says “{_quote(sentence)}”, but Todo {todo.id} notes "
+                    f"“{_quote(note, 60)}”",
+                )
+    return None
+
+
 def _note_against_none(view: _View) -> RuleHit | None:
     """A completed Todo's note names what is still wrong and the answer says there is
     none of it: a problem of the note (:func:`_noted_problem`) against "no issues"; or a
@@ -478,6 +511,7 @@ def _rule_claim_vs_evidence(view: _View) -> RuleHit | None:
         or _count_against_all(view)
         or _output_against_none(view)
         or _note_against_none(view)
+        or _check_found_against_none(view)
         or _removed_and_kept(view)
         or _pairs_against_match(view)
     )
