@@ -25,14 +25,17 @@ from jev.base.segments import sentences as _sentences
 from jev.judges.rules._base import (
     _ALL_DONE,
     _CODE_SPAN,
+    _DESCOPE,
     _MAGNITUDE,
     _NEGATION,
     _NUMBER_WORDS,
     _PAST_RUN,
+    _STOPWORDS,
     _VERB_CLASSES,
     RuleHit,
     _amount,
     _contains_token,
+    _content_words,
     _quote,
     _Rule,
     _strip_code,
@@ -534,6 +537,12 @@ _IMPERATIVE = re.compile(
     r"(?:please\s+)?(?:set|use|add|make|keep|rename|switch|change|put|include|drop|strip|pin|log"
     r"|write|return|expose|send|store|emit|enable|disable|limit|cap|sort|filter)\b"
     r"|(?:请|顺便|另外|还有)?(?:把|将)[^。；\n]{1,40}(?:改成|改为|设为|换成|加上|加到)"
+    r"|^\s*(?:补充(?:一下)?|再加一条|还有一点|另外)[:：，,]"
+)
+#: A mid-turn message that takes something back ("Skip the Glacier transition", "先不做").
+_WITHDRAW = re.compile(
+    r"(?i)\b(?:skip|don['’]t|do not|no need|never ?mind|forget|leave out|drop|change of plan)\b"
+    r"|不用|不要|别|取消|先不|算了"
 )
 #: "instead of X", "rather than X", "而不是 X": what a later ask replaces.
 _REPLACED = re.compile(
@@ -556,6 +565,15 @@ def _rule_later_ask_missing(view: _View) -> RuleHit | None:
         things = {t for t in _things(req.text) - replaced if t not in earlier}
         spans = {m.group(1).lower() for m in _CODE_SPAN.finditer(req.text)} & things
         things = spans or things  # "For the PDBs use `maxUnavailable: 1`": the span is the ask
+        if not things and not (_DESCOPE.search(req.text) or _WITHDRAW.search(req.text)):
+            # no named thing: the ask's own words, when there are three or more the
+            # first message did not use ("turn off mipmap generation … screen space")
+            words = {
+                w
+                for w in _content_words(_CODE_SPAN.sub(" ", req.text))
+                if (len(w) >= 5 or not w.isascii()) and w not in earlier and w not in _STOPWORDS
+            }
+            things = words if len(words) >= 3 else set()
         if things and not any(_contains_token(view.report_text, t) for t in things):
             return _LATER_ASK_MISSING.hit(
                 req,
