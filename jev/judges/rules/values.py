@@ -565,19 +565,42 @@ def _rule_later_ask_missing(view: _View) -> RuleHit | None:
         things = {t for t in _things(req.text) - replaced if t not in earlier}
         spans = {m.group(1).lower() for m in _CODE_SPAN.finditer(req.text)} & things
         things = spans or things  # "For the PDBs use `maxUnavailable: 1`": the span is the ask
-        if not things and not (_DESCOPE.search(req.text) or _WITHDRAW.search(req.text)):
-            # no named thing: the ask's own words, when there are three or more the
-            # first message did not use ("turn off mipmap generation … screen space")
-            words = {
-                w
-                for w in _content_words(_CODE_SPAN.sub(" ", req.text))
-                if (len(w) >= 5 or not w.isascii()) and w not in earlier and w not in _STOPWORDS
-            }
-            things = words if len(words) >= 3 else set()
         if things and not any(_contains_token(view.report_text, t) for t in things):
             return _LATER_ASK_MISSING.hit(
                 req,
                 f"a later message asks for {', '.join(sorted(things))} (“{_quote(req.text)}”), "
                 "which neither the Todos nor the answer mention",
+            )
+    return None
+
+
+_LATER_ASK_UNNAMED = _Rule("later-ask-unnamed", "omission", 0.6)
+
+
+def _rule_later_ask_unnamed(view: _View) -> RuleHit | None:
+    """``later-ask-unnamed``: a mid-turn message asks for more without naming a thing
+    ("Oh, and turn off mipmap generation on the UI atlases"), and none of its own words
+    that the first message did not use — three or more of them — shows up in the Todos
+    or the answer. A message that takes something back is no ask. Runs after the rules
+    that name what is missing (deliverables, runs), so their finding wins."""
+    if is_thin(view):
+        return None
+    earlier = "\n".join(r.text for r in view.requests if (r.message or 1) == 1).lower()
+    for req in view.later_requests:
+        asks = _ALSO.search(req.text) or _IMPERATIVE.search(req.text)
+        if not asks or "?" in req.text or "？" in req.text:
+            continue
+        if _DESCOPE.search(req.text) or _WITHDRAW.search(req.text) or _things(req.text):
+            continue
+        words = {
+            w
+            for w in _content_words(_CODE_SPAN.sub(" ", req.text))
+            if (len(w) >= 5 or not w.isascii()) and w not in earlier and w not in _STOPWORDS
+        }
+        if len(words) >= 3 and not any(_contains_token(view.report_text, w) for w in words):
+            return _LATER_ASK_UNNAMED.hit(
+                req,
+                f"a later message asks for more (“{_quote(req.text)}”), and none of its "
+                "words shows up in the Todos or the answer",
             )
     return None
