@@ -48,8 +48,6 @@ rule id                            assessment      kind
 ``requested-run-missing``          omission        asked test run with no result reported
 ``listed-item-missing``            omission        one of 3+ listed things never named
 ``required-name-missing``          omission        a required named field never named
-``later-ask-unnamed``              omission        a mid-turn ask none of whose own words
-                                                   the report uses
 ``thin-report``                    unknown         empty or bare answer, no evidence
 ``no-rule-fired``                  complete        nothing above fired
 =================================  ==============  ==========================================
@@ -119,7 +117,6 @@ RULES: tuple[tuple[str, Callable[[_View], RuleHit | None]], ...] = (
     ("requested-run-missing", coverage._rule_requested_run_missing),
     ("listed-item-missing", coverage._rule_listed_item_missing),
     ("required-name-missing", coverage._rule_required_name_missing),
-    ("later-ask-unnamed", values._rule_later_ask_unnamed),
     ("thin-report", thin._rule_thin_report),
 )
 

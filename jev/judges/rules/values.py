@@ -25,17 +25,14 @@ from jev.base.segments import sentences as _sentences
 from jev.judges.rules._base import (
     _ALL_DONE,
     _CODE_SPAN,
-    _DESCOPE,
     _MAGNITUDE,
     _NEGATION,
     _NUMBER_WORDS,
     _PAST_RUN,
-    _STOPWORDS,
     _VERB_CLASSES,
     RuleHit,
     _amount,
     _contains_token,
-    _content_words,
     _quote,
     _Rule,
     _strip_code,
@@ -539,11 +536,6 @@ _IMPERATIVE = re.compile(
     r"|(?:请|顺便|另外|还有)?(?:把|将)[^。；\n]{1,40}(?:改成|改为|设为|换成|加上|加到)"
     r"|^\s*(?:补充(?:一下)?|再加一条|还有一点|另外)[:：，,]"
 )
-#: A mid-turn message that takes something back ("Skip the Glacier transition", "先不做").
-_WITHDRAW = re.compile(
-    r"(?i)\b(?:skip|don['’]t|do not|no need|never ?mind|forget|leave out|drop|change of plan)\b"
-    r"|不用|不要|别|取消|先不|算了"
-)
 #: "instead of X", "rather than X", "而不是 X": what a later ask replaces.
 _REPLACED = re.compile(
     r"(?i)\b(?:instead of|rather than|not)\s+[^.;,\n—–]*|(?:而不是|不要用)[^。；，\n]*"
@@ -570,37 +562,5 @@ def _rule_later_ask_missing(view: _View) -> RuleHit | None:
                 req,
                 f"a later message asks for {', '.join(sorted(things))} (“{_quote(req.text)}”), "
                 "which neither the Todos nor the answer mention",
-            )
-    return None
-
-
-_LATER_ASK_UNNAMED = _Rule("later-ask-unnamed", "omission", 0.6)
-
-
-def _rule_later_ask_unnamed(view: _View) -> RuleHit | None:
-    """``later-ask-unnamed``: a mid-turn message asks for more without naming a thing
-    ("Oh, and turn off mipmap generation on the UI atlases"), and none of its own words
-    that the first message did not use — three or more of them — shows up in the Todos
-    or the answer. A message that takes something back is no ask. Runs after the rules
-    that name what is missing (deliverables, runs), so their finding wins."""
-    if is_thin(view):
-        return None
-    earlier = "\n".join(r.text for r in view.requests if (r.message or 1) == 1).lower()
-    for req in view.later_requests:
-        asks = _ALSO.search(req.text) or _IMPERATIVE.search(req.text)
-        if not asks or "?" in req.text or "？" in req.text:
-            continue
-        if _DESCOPE.search(req.text) or _WITHDRAW.search(req.text) or _things(req.text):
-            continue
-        words = {
-            w
-            for w in _content_words(_CODE_SPAN.sub(" ", req.text))
-            if (len(w) >= 5 or not w.isascii()) and w not in earlier and w not in _STOPWORDS
-        }
-        if len(words) >= 3 and not any(_contains_token(view.report_text, w) for w in words):
-            return _LATER_ASK_UNNAMED.hit(
-                req,
-                f"a later message asks for more (“{_quote(req.text)}”), and none of its "
-                "words shows up in the Todos or the answer",
             )
     return None
