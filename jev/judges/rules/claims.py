@@ -30,7 +30,6 @@ from jev.judges.rules._base import (
     _quote,
     _Rule,
     _strip_code,
-    _table_cells,
     _topics,
     _View,
     _Words,
@@ -188,15 +187,18 @@ def _code_reported_done(view: _View, todo: Position) -> Position | None:
         (
             a
             for a in mentions
-            if not _table_cells(a.text)
-            and not _STILL_OPEN.search(_strip_code(a.text))
-            and not _FENCE_START.match(a.text)
+            if not _LEFT_WORD.search(_strip_code(a.text)) and not _FENCE_START.match(a.text)
         ),
         None,
     )
 
 
 _FENCE_START = re.compile(r"\s*```")
+#: A word that leaves the item open ("pending", "not yet", "TODO", "待", "还没").
+_LEFT_WORD = re.compile(
+    r"(?i)\b(?:pending|not yet|later|left|remains?|remaining|will|todo|still|next|wip)\b"
+    r"|[❌⏳⚠]|待|还没|未|稍后|之后再"
+)
 
 
 def _headline_claims_done(view: _View) -> bool:

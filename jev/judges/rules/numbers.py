@@ -165,6 +165,11 @@ _ROUNDED = re.compile(
 #: An exact count in code or output ("3,102,417", "32768000").
 _EXACT = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d{4,})(?![\w.,])")
 _FENCED = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
+#: A counted noun right after a count ("312 万条", "3.3 亿次", "1.2M rows", "48k events").
+_COUNTED_AFTER = re.compile(
+    r"(?i)\s*(?:个|条|行|次|笔|张|人|台|处|项)|\s*(?:rows?|records?|runs?|events?|items?|users?"
+    r"|requests?|messages?|entries|lines|executions?|documents?|files?)\b"
+)
 #: A claim that covers several counts ("两边都是", "both", "each", "一致").
 _BOTH = re.compile(r"(?i)\bboth\b|\beach\b|\ball\b|都|一致|均")
 
@@ -181,6 +186,8 @@ def _restated_count(view: _View) -> RuleHit | None:
     for a, sentence in view.sentences:
         plain = _strip_code(_FENCED.sub(" ", sentence))
         for m in _ROUNDED.finditer(plain):
+            if not (_COUNTED_AFTER.match(plain, m.end()) or _BOTH.search(plain)):
+                continue  # "the bounded 10k queue": a size of a thing, not a count reported
             value = _amount(m.group(2), m.group(3))
             digits = len(m.group(2).partition(".")[2])
             unit = _amount("1", m.group(3)) * 10**-digits

@@ -13,6 +13,7 @@ from jev.judges.rules._base import (
     _STOPWORDS,
     _USER_CITED,
     RuleHit,
+    _contains_token,
     _quote,
     _Rule,
     _strip_code,
@@ -114,9 +115,14 @@ def _names_asked(view: _View, pos: Position) -> bool:
     """Whether answer position ``pos`` names a thing (a code span or a word of four or
     more letters) that a request message asks for without telling the agent to keep it."""
     found = re.findall(r"`([^`\n]+)`|([A-Za-z][\w/.-]{3,}|[\u4e00-\u9fff]{2})", pos.text)
-    words = {w.lower() for span_or_word in found for w in span_or_word if w} - _STOPWORDS
+    words = {
+        w.lower()
+        for span_or_word in found
+        for w in span_or_word
+        if w and not w.replace(".", "").isdigit()  # a bare number ("`2`") names nothing
+    } - _STOPWORDS
     return any(
-        not _KEEP.search(s) and any(w in s.lower() for w in words)
+        not _KEEP.search(s) and any(_contains_token(s, w) for w in words)
         for _req, s in view.request_sentences
     )
 
