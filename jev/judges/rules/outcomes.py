@@ -63,6 +63,13 @@ def _rule_failures_remain(view: _View) -> RuleHit | None:
                 continue  # "the first run flagged 23 errors … I fixed all of them"
             if not universal and _unrelated_nearby(view, a):
                 continue  # a known, unrelated failure outside the scope asked for
+            opening = view.sentences[0] if view.sentences else None
+            if opening is not None and _FIXED_OPENING.match(_strip_code(opening[1])):
+                return _GREEN_CLAIM_VS_FAILURES.hit(
+                    opening[0],
+                    f"the answer opens with “{_quote(opening[1])}” but reports failures "
+                    f"remaining: “{_quote(sentence)}”",
+                )
             return _FAILURES_REMAIN.hit(
                 a,
                 f"the request asks for {'a passing result' if wants_pass else 'the whole run'}"
@@ -70,6 +77,13 @@ def _rule_failures_remain(view: _View) -> RuleHit | None:
             )
     return None
 
+
+#: An answer that opens by calling the work fixed or done ("Fixed — it was the fixture",
+#: "Done.", "修好了"): failures it then reports contradict it.
+_FIXED_OPENING = re.compile(
+    r"(?i)\s*(?:\*\*)?(?:fixed|done|all fixed|sorted|resolved|修好了|搞定|已修复|修复完成)(?:\*\*)?"
+    r"\s*(?:[—–:.!,，。！-]|$)"
+)
 
 #: The request wants everything green, not one named suite.
 _UNIVERSAL_PASS = _W.rx("universal_pass")

@@ -306,6 +306,7 @@ def _clause_values(sentence: str, bound: _Bound) -> list[float]:
                 label is not None
                 and _METRIC_LABEL.match(label.group(1))
                 and not _names_subject(label.group(1), bound.subject)
+                and not (bound.kind != "time" and label.group(1).lower() == "total")
             ):
                 continue  # "p99=248ms" is another quantity than the bounded p95
             values.append(value)
@@ -315,7 +316,8 @@ def _clause_values(sentence: str, bound: _Bound) -> list[float]:
 #: A word that sets a value as the current result ("now 2 184 KB", "现在是", "after:").
 _NOW = re.compile(
     r"(?i)\b(?:now|currently|after(?: the change)?|total(?: elapsed| time| runtime)?|elapsed)\b"
-    r"|现在|目前|当前|优化后|调整后|改完后|改之?后|总耗时|耗时|用时"
+    r"|\b(?:final|that is|i\.e\.)\b|现在|目前|当前|优化后|调整后|改完后|改之?后|总耗时|耗时|用时"
+    r"|也就是|最终|合计|总计"
 )
 
 #: A percentile named in a clause ("p95", "P99").
