@@ -230,7 +230,7 @@ def _noted_problem(text: str) -> str | None:
         note = [text[: aside.start()], aside.group(1)]
     if _PAST_RUN.search(note[1]) or _FINDING_FIXED.search(note[1]):
         return None  # "(was: NPE on empty email)", "(found 3, all fixed)"
-    items = [i.strip() for i in re.split(r"[,;，；]\s*", note[1]) if i.strip()]
+    items = [i.strip() for i in re.split(r"(?:[;，；]|,(?!\d{3}\b))\s*", note[1]) if i.strip()]
     oks = [i for i in items if _OK_ITEM.search(i)]
     for item in items:
         if item not in oks and (oks or _PROBLEM.search(item)):
