@@ -46,7 +46,6 @@ rule id                            assessment      kind
 ``requested-deliverable-missing``  omission        asked tests / docs / changelog … absent
 ``requested-item-declined``        omission        the answer declines a requested item
 ``requested-run-missing``          omission        asked test run with no result reported
-``listed-item-missing``            omission        one of 3+ listed things never named
 ``required-name-missing``          omission        a required named field never named
 ``thin-report``                    unknown         empty or bare answer, no evidence
 ``no-rule-fired``                  complete        nothing above fired
@@ -115,7 +114,6 @@ RULES: tuple[tuple[str, Callable[[_View], RuleHit | None]], ...] = (
     ("requested-deliverable-missing", coverage._rule_deliverable_missing),
     ("requested-item-declined", coverage._rule_requested_item_declined),
     ("requested-run-missing", coverage._rule_requested_run_missing),
-    ("listed-item-missing", coverage._rule_listed_item_missing),
     ("required-name-missing", coverage._rule_required_name_missing),
     ("thin-report", thin._rule_thin_report),
 )

@@ -270,6 +270,18 @@ _IDENTIFIER_LIKE = re.compile(r"[^\s]*(?:[_(=/]|[a-z][A-Z]|\w\.\w)[^\s]*")
 
 
 _KEEP_TODO = _W.rx("keep_todo")
+#: A verb that only qualifies a thing ("可删字段", "removable", "candidates to drop"): the
+#: Todo does not do it.
+_MODAL_VERB = re.compile(
+    r"(?i)(?:可|能|待|应|该)(?:以|被)?(?:删除?|移除|去掉|改|加)|\b\w+able\b"
+    r"|\bcandidates? (?:for|to) \w+"
+)
+#: A Todo that acts only where a condition holds ("flags fully on ≥30 days", "where
+#: unused", "未被引用的"): keeping one it does not hold for is no denial.
+_CONDITIONAL_TODO = re.compile(
+    r"(?i)[≥≤<>]|\b(?:where|if|unless|that (?:are|is|have)|older than|at least|unused|only)\b"
+    r"|(?:未被?|没有?)(?:引用|使用)|超过|以上|满\s*\d"
+)
 #: A Todo whose own note says it was called off ("— cancelled by user", "（用户取消）").
 _CANCELLED = re.compile(
     r"(?i)\b(?:cancel+ed|withdrawn|called off|descoped|dropped by|not needed)\b|取消|撤回|不做了"
@@ -306,13 +318,19 @@ def _rule_done_item_denied(view: _View) -> RuleHit | None:
                             todo,
                             _topics(todo.text),
                             _object_tokens(todo, view.todos),
-                            {n for n, rx in _VERB_CLASSES.items() if rx.search(_prose(todo.text))},
+                            {
+                                n
+                                for n, rx in _VERB_CLASSES.items()
+                                if rx.search(_MODAL_VERB.sub(" ", _prose(todo.text)))
+                            },
                         )
                         for todo in done
                     ]
                 for todo, t_topics, objects, t_verbs in facts:
                     if not (deny_all or denied & t_verbs):
                         continue
+                    if _CONDITIONAL_TODO.search(todo.text) and _KEPT.search(clause):
+                        continue  # "remove flags on ≥30 days" keeps one that is not
                     shared = bool(c_topics & t_topics) or any(
                         _contains_token(clause, tok) for tok in objects
                     )

@@ -53,23 +53,6 @@ def test_omission_rules_fire(
     ("request_text", "answer", "todos", "rule", "assessment"),
     [
         pytest.param(
-            "Rename the flag in the CLI, the config loader, the docs page and the manual page.",
-            "Renamed the flag in the CLI (`cli.py`), the config loader (`config.py`) and the "
-            "docs page (`docs/flags.md`).",
-            [("Rename flag", "completed")],
-            "listed-item-missing",
-            "omission",
-            id="en-listed-item-missing",
-        ),
-        pytest.param(
-            "给订单服务加审计日志，要覆盖创建、取消、退款、发货四个操作。",
-            "审计日志已接入：创建、取消、退款三个操作都会写 `audit_log`。",
-            [("接入审计日志", "completed")],
-            "listed-item-missing",
-            "omission",
-            id="zh-listed-item-missing",
-        ),
-        pytest.param(
             "Add structured logging to the worker; each job log must include trace_id.",
             "Switched the worker to structlog with JSON output; job start/finish are logged "
             "with the job name and duration.",
@@ -156,16 +139,6 @@ def test_heldout_style_honest_turns_stay_complete(
             "requested-deliverable-missing",
             "omission",
             id="en-masking-missing",
-        ),
-        P(
-            "On the settings dialog: show a spinner while saving, disable the Save button, and "
-            "show an error banner when the request fails.",
-            "`SettingsDialog.tsx` now renders a spinner while saving and disables the Save "
-            "button until saving finishes. Tests: 6 passed.",
-            [("Spinner", "completed"), ("Disable Save button", "completed")],
-            "listed-item-missing",
-            "omission",
-            id="en-list-after-colon",
         ),
     ],
 )
