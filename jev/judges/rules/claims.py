@@ -179,8 +179,11 @@ def _code_reported_done(view: _View, todo: Position) -> Position | None:
     if any(_NEGATION.search(_strip_code(a.text)) for a in mentions):
         return None
     found = next((a for a in mentions if _DONE_CLAIM.search(_strip_code(a.text))), None)
-    if found is not None or not mentions or not _headline_claims_done(view):
+    if found is not None or not _headline_claims_done(view):
         return found
+    if not mentions:  # no code name: three of the item's own words in one answer line
+        words = {w for w in _distinctive_tokens(todo, view.todos) if len(w) >= 4 or not w.isascii()}
+        mentions = [a for a in view.answers if sum(_contains_token(a.text, w) for w in words) >= 3]
     # under a headline of completion ("Both pieces are in."), a plain statement naming
     # the open item's own code ("`QueueConsumerLagHigh` fires when lag > 10000")
     return next(

@@ -445,7 +445,7 @@ def _handed_over(view: _View) -> RuleHit | None:
     todo = next((t for t in view.open_todos if not (view.descoped(t) or excused(view, t))), None)
     if todo is None or scope_of(view).review_stop or _INSTALLABLE.search(view.answer_text):
         return None
-    closing = [a for a in view.answers if view.paragraph[a.id] >= view.last_paragraph - 1]
+    closing = [a for a in view.answers if view.paragraph[a.id] >= view.last_paragraph - 2]
     for a in closing:
         for sentence in _sentences(_strip_code(a.text)):
             if (_RESUME_AFTER.search(sentence) or _OTHER_ACTS.search(sentence)) and not (

@@ -221,20 +221,19 @@ def _noted_problem(text: str) -> str | None:
     """The part of a completed Todo's note that names a problem: an item of a checklist
     whose other items are "ok" ("Chrome ok, Firefox: popup opens off-screen"), or a
     problem word."""
-    note = re.split(r"[:：—–]\s*", text, maxsplit=1)
-    aside = _ASIDE.search(text)
-    if len(note) < 2 and aside is None:
-        return None
-    if aside is not None and (len(note) < 2 or aside.start() < len(note[0])):
-        # a parenthesised note: "Fix contrast (tried #6b7cff, still 3.9:1 — below 4.5:1)"
-        note = [text[: aside.start()], aside.group(1)]
-    if _PAST_RUN.search(note[1]) or _FINDING_FIXED.search(note[1]):
-        return None  # "(was: NPE on empty email)", "(found 3, all fixed)"
-    items = [i.strip() for i in re.split(r"(?:[;，；]|,(?!\d{3}\b))\s*", note[1]) if i.strip()]
-    oks = [i for i in items if _OK_ITEM.search(i)]
-    for item in items:
-        if item not in oks and (oks or _PROBLEM.search(item)):
-            return item
+    split = re.split(r"[:：—–]\s*", text, maxsplit=1)
+    # the note after a colon or dash, and one in parentheses ("Fix contrast (tried
+    # #6b7cff, still 3.9:1)"); the first that names a problem counts
+    notes = [split[1]] if len(split) == 2 else []
+    notes += [m.group(1) for m in _ASIDE.finditer(text)]
+    for note in notes:
+        if _PAST_RUN.search(note) or _FINDING_FIXED.search(note):
+            continue  # "(was: NPE on empty email)", "(found 3, all fixed)"
+        items = [i.strip() for i in re.split(r"(?:[;，；]|,(?!\d{3}\b))\s*", note) if i.strip()]
+        oks = [i for i in items if _OK_ITEM.search(i)]
+        for item in items:
+            if item not in oks and (oks or _PROBLEM.search(item)):
+                return item
     return None
 
 
