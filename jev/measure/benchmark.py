@@ -71,7 +71,14 @@ BUILTIN_SETS: tuple[tuple[str, str], ...] = (
     ("heldout8", "blind (measured once, before any change), then used for tuning"),
     ("heldout9", "blind (measured once, before any change), then used for tuning"),
     ("heldout10", "blind (measured once, before any change), then used for tuning"),
-    ("heldout11", "blind, never used for tuning (issue 22's last measurement)"),
+    ("heldout11", "blind (measured once, before any change), then used for tuning"),
+    ("heldout12", "blind (measured once, before any change), then used for tuning"),
+    ("heldout13", "blind (measured once, before any change), then used for tuning"),
+    ("heldout14", "blind (measured once, before any change), then used for tuning"),
+    ("heldout15", "blind (measured once, before any change), then used for tuning"),
+    ("heldout16", "blind (measured once, before any change), then used for tuning"),
+    ("heldout17", "blind (measured once, before any change), then used for tuning"),
+    ("heldout18", "blind (measured once, before any change), then used for tuning"),
     ("evidence", "development for the evidence step (issue 21): turns with runs"),
 )
 _PROBLEMS = frozenset(ASSESSMENTS) - {"complete"}
