@@ -240,6 +240,13 @@ _DENIAL_CLAUSE_BREAK = re.compile(
 )
 
 
+#: A negation inside a condition ("不加 X 时", "if it isn't set", "without X it …").
+_IF_NOT = re.compile(
+    r"(?i)(?:不|没|未)[^，。；]{0,12}(?:时|的话|就会)|\b(?:if|when|unless)\b[^,;.]{0,20}\b(?:not|no|n['’]t)\b"
+    r"|\bwithout\b[^,;.]{0,30}\b(?:it|the \w+) (?:will|would|asks|prints|fails)\b"
+)
+
+
 @functools.lru_cache(maxsize=4096)
 def _denials_of(sentence: str) -> tuple[tuple[str, bool, frozenset[str], frozenset[str]], ...]:
     """Denial clauses of ``sentence``: (clause, denies all changes, denied verb classes,
@@ -252,6 +259,8 @@ def _denials_of(sentence: str) -> tuple[tuple[str, bool, frozenset[str], frozens
         plain = _strip_code(clause)
         if not clause.strip() or not (_DENY_VERB.search(plain) or _KEPT.search(plain)):
             continue  # no denial (negation or "kept") in this clause
+        if _IF_NOT.search(plain):
+            continue  # "不加 --dry-run 时会先确认", "without the flag it asks": a behaviour
         deny_all = bool(_DENY_ALL.search(plain))
         denied = _denied_verbs(plain)
         if _KEPT.search(plain):
@@ -329,6 +338,9 @@ def _rule_done_item_denied(view: _View) -> RuleHit | None:
                         )
                         for todo in done
                     ]
+                open_words = {w for t in view.open_todos for w in _object_tokens(t, view.todos)}
+                if any(_contains_token(clause, w) for w in open_words):
+                    continue  # "staging 迁移和删旧表这两项我没动": the open items, as they are
                 for todo, t_topics, objects, t_verbs in facts:
                     if not (deny_all or denied & t_verbs):
                         continue

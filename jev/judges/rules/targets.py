@@ -270,6 +270,13 @@ def _measured(text: str, bound: _Bound) -> list[float]:
     return values
 
 
+def _subject_label(head: str, subject: frozenset[str]) -> bool:
+    """Whether the text right before a value is a label that names the bound's subject
+    ("gzip: ", "p95=")."""
+    label = _LABEL.search(head)
+    return label is not None and label.group(1).lower() in subject
+
+
 def _clause_values(sentence: str, bound: _Bound) -> list[float]:
     """The measured values of :func:`_measured` in one sentence, clause by clause."""
     values: list[float] = []
@@ -277,9 +284,10 @@ def _clause_values(sentence: str, bound: _Bound) -> list[float]:
         parts = _ARROW.split(clause)
         arrow = len(parts) > 1
         segment = parts[-1]
-        for start, end, kind, value in _values(segment):
-            if kind != bound.kind:
-                continue
+        found = [v for v in _values(segment) if v[2] == bound.kind]
+        # "812.40 kB │ gzip: 0.27 MB" under a gzip bound: the value the subject labels
+        named = [v for v in found if _subject_label(segment[: v[0]], bound.subject)]
+        for start, end, kind, value in named or found:
             head = segment[:start]
             if _DIFFERENCE.search(head[-12:]) or _DIFFERENCE_AFTER.match(segment, end):
                 continue  # "省了大约 3.9 MB", "40 MB smaller": a difference

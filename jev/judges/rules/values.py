@@ -410,6 +410,12 @@ _KEPT_NAME = _W.rx("kept_name")
 _FILE = re.compile(r"[\w-]+(?:/[\w.-]+)+|[\w-]+\.[a-z]{1,4}\b")
 
 
+#: A removal sentence that names its exception ("only `x` is left", "except `x`", "只剩").
+_EXCEPT = re.compile(
+    r"(?i)\b(?:only|except|apart from|other than|but not)\b|只剩|只有|除了|其余|以外"
+)
+
+
 def _removed_and_kept(view: _View) -> RuleHit | None:
     """The answer lists a code name as removed ("Removed 6 flags: `a`, `b`") and says
     in another sentence that it kept that name ("I left `b` in place"); a keep that
@@ -419,7 +425,9 @@ def _removed_and_kept(view: _View) -> RuleHit | None:
     removed = [
         (s, set(_CODE_SPAN.findall(s)))
         for _a, s in view.sentences
-        if _VERB_CLASSES["remove"].search(_strip_code(s)) and not _NEGATION.search(_strip_code(s))
+        if _VERB_CLASSES["remove"].search(_strip_code(s))
+        and not _NEGATION.search(_strip_code(s))
+        and not _EXCEPT.search(s)  # "只剩 `x` 还被引用，其余删了": `x` is the one kept
     ]
     for a, kept in view.sentences:
         if not _KEPT_NAME.search(kept):
