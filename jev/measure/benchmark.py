@@ -79,6 +79,8 @@ BUILTIN_SETS: tuple[tuple[str, str], ...] = (
     ("heldout16", "blind (measured once, before any change), then used for tuning"),
     ("heldout17", "blind (measured once, before any change), then used for tuning"),
     ("heldout18", "blind (measured once, before any change), then used for tuning"),
+    ("heldout19", "blind (issue 22's last measurement, once), then its false alarms fixed"),
+    ("heldout20", "blind (issue 22's last measurement, once), then its false alarms fixed"),
     ("evidence", "development for the evidence step (issue 21): turns with runs"),
 )
 _PROBLEMS = frozenset(ASSESSMENTS) - {"complete"}

@@ -29,6 +29,7 @@ from jev.judges.rules._base import (
     _NEGATION,
     _NUMBER_WORDS,
     _PAST_RUN,
+    _UNIT_NAMES,
     _VERB_CLASSES,
     RuleHit,
     _amount,
@@ -541,7 +542,7 @@ _IMPERATIVE = re.compile(
     r"(?:please\s+)?(?:set|use|add|make|keep|rename|switch|change|put|include|drop|strip|pin|log"
     r"|write|return|expose|send|store|emit|enable|disable|limit|cap|sort|filter)\b"
     r"|(?:请|顺便|另外|还有)?(?:把|将)[^。；\n]{1,40}(?:改成|改为|设为|换成|加上|加到)"
-    r"|^\s*(?:补充(?:一下)?|再加一条|还有一点|另外)[:：，,]"
+    r"|^\s*(?:补充(?:一下)?|再加一条|还有一点|另外)[:：，,]|(?:改成|改为|设为|调到|换成)"
 )
 #: "instead of X", "rather than X", "而不是 X": what a later ask replaces.
 _REPLACED = re.compile(
@@ -570,4 +571,24 @@ def _rule_later_ask_missing(view: _View) -> RuleHit | None:
                 f"a later message asks for {', '.join(sorted(things))} (“{_quote(req.text)}”), "
                 "which neither the Todos nor the answer mention",
             )
+        for m in _SET_VALUE.finditer(req.text):
+            number, unit = m.group(1), _UNIT_NAMES.get(m.group(2).lower(), m.group(2).lower())
+            names = [n for n, u in _UNIT_NAMES.items() if u == unit] + [unit]
+            shown = re.compile(
+                rf"(?<![\d.]){re.escape(number)}\s*(?:{'|'.join(map(re.escape, names))})(?![a-z])",
+                re.I,
+            )
+            if not shown.search(view.report_text):
+                return _LATER_ASK_MISSING.hit(
+                    req,
+                    f"a later message asks to set a value to {number} {m.group(2)} "
+                    f"(“{_quote(req.text)}”), which neither the Todos nor the answer give",
+                )
     return None
+
+
+#: A value a mid-turn message asks to set ("从 5 秒改成 30 秒", "raise it to 30 s").
+_SET_VALUE = re.compile(
+    r"(?i)(?:改成|改为|设为|设置为|调到|调成|换成|提到|降到|\bto\b|→)\s*(\d+(?:\.\d+)?)\s*"
+    r"(秒|毫秒|分钟|小时|s|ms|sec|seconds|min|minutes|mb|kb|gb)(?![a-z])"
+)
