@@ -321,6 +321,7 @@ def _rule_done_item_denied(view: _View) -> RuleHit | None:
     if not done or not (_DENY_VERB.search(view.answer_plain) or _KEPT.search(view.answer_plain)):
         return None
     facts: list[tuple[Position, frozenset[str], set[str], set[str]]] = []
+    open_words: set[str] | None = None
     for a in view.negated_or_kept:
         for sentence in _sentences(a.text):
             for clause, deny_all, denied, c_topics in _denials_of(sentence):
@@ -338,7 +339,8 @@ def _rule_done_item_denied(view: _View) -> RuleHit | None:
                         )
                         for todo in done
                     ]
-                open_words = {w for t in view.open_todos for w in _object_tokens(t, view.todos)}
+                if open_words is None:
+                    open_words = {w for t in view.open_todos for w in _object_tokens(t, view.todos)}
                 if any(_contains_token(clause, w) for w in open_words):
                     continue  # "staging 迁移和删旧表这两项我没动": the open items, as they are
                 for todo, t_topics, objects, t_verbs in facts:

@@ -443,20 +443,23 @@ def _handed_over(view: _View) -> RuleHit | None:
     the user asked for, and not when what is missing is a tool or package the agent
     could install itself (:data:`_INSTALLABLE`: that stop is an omission)."""
     todo = next((t for t in view.open_todos if not (view.descoped(t) or excused(view, t))), None)
-    if todo is None or scope_of(view).review_stop or _INSTALLABLE.search(view.answer_text):
+    if todo is None or scope_of(view).review_stop:
         return None
     closing = [a for a in view.answers if view.paragraph[a.id] >= view.last_paragraph - 2]
     for a in closing:
         for sentence in _sentences(_strip_code(a.text)):
-            if (_RESUME_AFTER.search(sentence) or _OTHER_ACTS.search(sentence)) and not (
-                _OFFER.search(sentence)
-            ):
-                return _USER_ONLY_BLOCKER.hit(
-                    a,
-                    f"Todo {todo.id} is open (“{_quote(todo.text, 60)}”) and the answer hands "
-                    f"the next step to someone else: “{_quote(sentence)}”",
-                    0.7,
-                )
+            if not (_RESUME_AFTER.search(sentence) or _OTHER_ACTS.search(sentence)):
+                continue
+            if _OFFER.search(sentence):
+                continue
+            if _INSTALLABLE.search(view.answer_text):
+                return None
+            return _USER_ONLY_BLOCKER.hit(
+                a,
+                f"Todo {todo.id} is open (“{_quote(todo.text, 60)}”) and the answer hands "
+                f"the next step to someone else: “{_quote(sentence)}”",
+                0.7,
+            )
     return None
 
 

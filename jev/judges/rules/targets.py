@@ -122,6 +122,19 @@ _COUNT_BEFORE = re.compile(
     r"(?:约|大约|~|about\s)?\s*" + _NUMBER + _MAG + r"(?![\d.,]|\s*(?:%|ms|s\b|秒))",
     re.I,
 )
+#: Any word that can set a bound (a superset of :data:`_UPPER`, :data:`_LOWER` and
+#: :data:`_GATE`; a cheap test before the values).
+_BOUND_CUE = re.compile(
+    r"(?i)\b(?:below|under|less|lower|smaller|most|more|max|within|down|cap|least|above|over"
+    r"|greater|min|up to|meet|reach|hit|gate|threshold|target|floor|budget|goal|bar|slo|sla)"
+    r"|[<>≤≥]|低于|小于|少于|不超过|不高于|不大于|不多于|压到|降到|控制在|最多|至少|不低于|不少于"
+    r"|不小于|大于|高于|达到|超过|以内|以下|以上|跑满|门槛|阈值|目标|红线|底线|要求"
+)
+#: Any counted noun (a cheap test before the count patterns).
+_COUNT_NOUN = re.compile(
+    r"(?i)行|条|次|用户|事件|消息|rows?|records?|qps|rps|req|users?|events?|messages?|runs"
+    r"|executions|iterations"
+)
 #: A counted noun's canonical name (the quantity a count bound and a count measure share).
 _COUNT_UNITS = {
     "qps": ("qps", "rps", "req/s", "requests per second", "request per second"),
@@ -156,6 +169,8 @@ def _values(text: str) -> list[tuple[int, int, str, float]]:
         if not any(a <= m.start() < b for a, b in taken)
     ]
     taken = [(a, b) for a, b, _, _ in found]
+    if not _COUNT_NOUN.search(text):
+        return sorted(found)
     for m, num, mag, noun in (
         *((m, 1, 2, 3) for m in _COUNT_AFTER.finditer(text)),
         *((m, 2, 3, 1) for m in _COUNT_BEFORE.finditer(text)),
@@ -211,6 +226,8 @@ _COMPARATORS = frozenset(
 def _bounds(view: _View) -> list[_Bound]:
     found: list[_Bound] = []
     for req, sentence in view.request_sentences:
+        if not _BOUND_CUE.search(sentence):
+            continue  # no word that can set a bound (a cheap test before the values)
         plain = _CODE_SPAN.sub(r"\1", sentence)  # "the `billing` package" names it too
         for start, end, kind, value in _values(plain):
             before = plain[max(0, start - 30) : start]
@@ -443,33 +460,48 @@ def _table_clauses(view: _View) -> dict[str, str]:
     return found
 
 
+def _findings(view: _View) -> list[tuple[_Bound, tuple[Position, float], Position | None]]:
+    """(bound, the first measured value on its wrong side and where, the answer position
+    that claims a bound met) for every bound the report misses (computed once per view
+    for both target rules). A report-only request ("only measure it") has none: its bound
+    is a yardstick, not a done-condition."""
+    cached = view.cache.get("target_findings")
+    if isinstance(cached, list):
+        return cached
+    found: list[tuple[_Bound, tuple[Position, float], Position | None]] = []
+    bounds = _bounds(view)
+    if bounds and not _REPORT_ONLY.search(_CODE_SPAN.sub("X", view.request_text)):
+        tables = _table_clauses(view)
+        for bound in bounds:
+            missed = next(
+                (
+                    (pos, value)
+                    for pos in (*view.todos, *view.answers)
+                    for value in _measured(tables.get(pos.id, pos.text), bound)
+                    if _violates(value, bound)
+                ),
+                None,
+            )
+            if missed is None or _claim_states_met_value(view, bound):
+                continue
+            claim = next(
+                (
+                    a
+                    for a in view.answers
+                    if any(
+                        _MET_CLAIM.search(c) and not _negated(c)
+                        for c in re.split(r"[，,;；。]|(?<=[.!?])\s", _strip_code(a.text))
+                    )
+                ),
+                None,
+            )
+            found.append((bound, missed, claim))
+    view.cache["target_findings"] = found
+    return found
+
+
 def _target_rule(view: _View, *, claimed: bool) -> RuleHit | None:
-    if _REPORT_ONLY.search(_CODE_SPAN.sub("X", view.request_text)):
-        return None  # "only measure it": the bound is the yardstick, not a done-condition
-    tables = _table_clauses(view)
-    for bound in _bounds(view):
-        missed = next(
-            (
-                (pos, value)
-                for pos in (*view.todos, *view.answers)
-                for value in _measured(tables.get(pos.id, pos.text), bound)
-                if _violates(value, bound)
-            ),
-            None,
-        )
-        if missed is None or _claim_states_met_value(view, bound):
-            continue
-        claim = next(
-            (
-                a
-                for a in view.answers
-                if any(
-                    _MET_CLAIM.search(c) and not _negated(c)
-                    for c in re.split(r"[，,;；。]|(?<=[.!?])\s", _strip_code(a.text))
-                )
-            ),
-            None,
-        )
+    for bound, missed, claim in _findings(view):
         if claimed and claim is not None:
             return _TARGET_CLAIMED_MET.hit(
                 claim,
