@@ -539,10 +539,15 @@ def _things(text: str) -> set[str]:
 _IMPERATIVE = re.compile(
     r"(?im)(?:^|[.!;:—–]\s+)"
     r"(?:(?:oh|ah|also|and|btw|plus|one more thing|for [\w` -]{1,30})[,:]?\s+)*"
-    r"(?:please\s+)?(?:set|use|add|make|keep|rename|switch|change|put|include|drop|strip|pin|log"
+    r"(?:please\s+)?(?:set|use|add|make|rename|switch|change|put|include|drop|strip|pin|log"
     r"|write|return|expose|send|store|emit|enable|disable|limit|cap|sort|filter)\b"
     r"|(?:请|顺便|另外|还有)?(?:把|将)[^。；\n]{1,40}(?:改成|改为|设为|换成|加上|加到)"
     r"|^\s*(?:补充(?:一下)?|再加一条|还有一点|另外)[:：，,]|(?:改成|改为|设为|调到|换成)"
+)
+#: A mid-turn message that keeps something as it is ("Keep the public API unchanged",
+#: "接口保持不变").
+_LEAVE_AS_IS = re.compile(
+    r"(?i)\b(?:unchanged|as is|as-is|untouched|intact|alone)\b|保持不变|不要动|别动|不动|原样"
 )
 #: "instead of X", "rather than X", "而不是 X": what a later ask replaces.
 _REPLACED = re.compile(
@@ -558,8 +563,8 @@ def _rule_later_ask_missing(view: _View) -> RuleHit | None:
     earlier = "\n".join(r.text for r in view.requests if (r.message or 1) == 1).lower()
     for req in view.later_requests:
         asks = _ALSO.search(req.text) or _IMPERATIVE.search(req.text)
-        if not asks or "?" in req.text or "？" in req.text:
-            continue
+        if not asks or "?" in req.text or "？" in req.text or _LEAVE_AS_IS.search(req.text):
+            continue  # "Keep the public API unchanged": a limit on the work, not more work
         # "use X instead of Y": Y is what the ask replaces, not what it asks for
         replaced = set().union(*(_things(m.group(0)) for m in _REPLACED.finditer(req.text)))
         things = {t for t in _things(req.text) - replaced if t not in earlier}

@@ -85,6 +85,12 @@ QUIET = [
         [("回放 15 分钟线上流量并采样", "completed")],
         id="zh-a-todo-window-and-an-sla-are-different-quantities",
     ),
+    P(
+        ["Add a `--json` flag to the `export` command.", "Keep the public API unchanged."],
+        "`export --json` now prints one JSON object per row; 14 tests pass.",
+        [("Add --json flag", "completed"), ("Tests", "completed")],
+        id="a-later-message-that-keeps-something-as-it-is-asks-for-nothing",
+    ),
 ]
 
 
