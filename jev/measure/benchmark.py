@@ -81,6 +81,7 @@ BUILTIN_SETS: tuple[tuple[str, str], ...] = (
     ("heldout18", "blind (measured once, before any change), then used for tuning"),
     ("heldout19", "blind (issue 22's last measurement, once), then its false alarms fixed"),
     ("heldout20", "blind (issue 22's last measurement, once), then its false alarms fixed"),
+    ("heldout21", "blind, never used for tuning (measured once at the end of stop 28)"),
     ("evidence", "development for the evidence step (issue 21): turns with runs"),
 )
 _PROBLEMS = frozenset(ASSESSMENTS) - {"complete"}
