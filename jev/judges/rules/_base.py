@@ -469,6 +469,9 @@ def _object_tokens(todo: Position, todos: Sequence[Position]) -> set[str]:
 _PAST_RUN = _W.rx("past_run")
 
 
+#: A fenced code block of the answer (its body is group 1; an unclosed one runs to the end).
+_FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
+
 _TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
 
 

@@ -7,6 +7,7 @@ import re
 
 from jev.judges.rules._base import (
     _ALL_DONE,
+    _FENCE,
     _NEGATION,
     _NUMBER_WORDS,
     _STOPWORDS,
@@ -164,7 +165,6 @@ _ROUNDED = re.compile(
 )
 #: An exact count in code or output ("3,102,417", "32768000").
 _EXACT = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d{4,})(?![\w.,])")
-_FENCED = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
 #: A counted noun right after a count ("312 万条", "3.3 亿次", "1.2M rows", "48k events").
 _COUNTED_AFTER = re.compile(
     r"(?i)\s*(?:个|条|行|次|笔|张|人|台|处|项)|\s*(?:rows?|records?|runs?|events?|items?|users?"
@@ -179,12 +179,12 @@ def _restated_count(view: _View) -> RuleHit | None:
     the two do not agree: "两边都是 312 万条" over ``target: 3,102,417`` (another count
     nearby, outside the rounding), or "约 3.3 亿次" over ``Done 32768000 runs`` (a slip of
     a factor of ten). Both sides are quoted."""
-    code = "\n".join(_FENCED.findall(view.answer_text))
+    code = "\n".join(_FENCE.findall(view.answer_text))
     exact = [(m, _amount(m.group(1))) for m in _EXACT.finditer(code)]
     if not exact:
         return None
     for a, sentence in view.sentences:
-        plain = _strip_code(_FENCED.sub(" ", sentence))
+        plain = _strip_code(_FENCE.sub(" ", sentence))
         for m in _ROUNDED.finditer(plain):
             if not (_COUNTED_AFTER.match(plain, m.end()) or _BOTH.search(plain)):
                 continue  # "the bounded 10k queue": a size of a thing, not a count reported

@@ -25,6 +25,7 @@ from jev.base.segments import sentences as _sentences
 from jev.judges.rules._base import (
     _ALL_DONE,
     _CODE_SPAN,
+    _FENCE,
     _MAGNITUDE,
     _NEGATION,
     _NUMBER_WORDS,
@@ -90,7 +91,6 @@ _ALSO = _W.rx("also")
 
 #: Kinds whose evidence is a count in the answer's code (elsewhere it may be old).
 _IN_CODE = frozenset({"warnings", "errors", "broken"})
-_FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _THING = re.compile(r"`([^`\n]{2,40})`|\b([A-Z]{2,6}s?)\b|\b(\w+[._/]\w[\w./]*|[a-z]+[A-Z]\w+)\b")
 
 

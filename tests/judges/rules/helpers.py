@@ -31,3 +31,22 @@ def judged(numbering: Numbering) -> tuple[RuleHit, str]:
     position = numbering.get(hit.focus)
     assert position is not None
     return hit, position.text
+
+
+def assert_quiet(request: str | list[str], answer: str, todos: list[tuple[str, str]]) -> None:
+    """A false-alarm kind: the turn is judged ``complete``."""
+    hit = explain(turn(request, answer, todos))
+    assert hit.assessment == "complete", hit
+
+
+def assert_flagged(
+    request: str | list[str],
+    answer: str,
+    todos: list[tuple[str, str]],
+    assessment: str,
+    quote: str,
+) -> None:
+    """A problem kind: judged ``assessment``, with ``quote`` in the focus or the why-line."""
+    hit, text = judged(turn(request, answer, todos))
+    assert hit.assessment == assessment, hit
+    assert quote in text or quote in hit.explanation, (hit, text)

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from jev.judges.rules import explain
-from tests.judges.rules.helpers import P, judged, turn
+from tests.judges.rules.helpers import P, assert_flagged, assert_quiet, judged, turn
 
 QUIET = [
     P(
@@ -287,8 +286,7 @@ def test_hand_overs_to_the_user_win_over_the_open_todo(answer: str, quote: str) 
 def test_round_three_false_alarm_kinds_stay_complete(
     request_text: str | list[str], answer: str, todos: list[tuple[str, str]]
 ) -> None:
-    hit = explain(turn(request_text, answer, todos))
-    assert hit.assessment == "complete", hit
+    assert_quiet(request_text, answer, todos)
 
 
 @pytest.mark.parametrize(
@@ -302,6 +300,4 @@ def test_round_three_problem_kinds_are_flagged(
     assessment: str,
     quote: str,
 ) -> None:
-    hit, text = judged(turn(request_text, answer, todos))
-    assert hit.assessment == assessment, hit
-    assert quote in text or quote in hit.explanation, (hit, text)
+    assert_flagged(request_text, answer, todos, assessment, quote)
