@@ -82,6 +82,7 @@ BUILTIN_SETS: tuple[tuple[str, str], ...] = (
     ("heldout19", "blind (issue 22's last measurement, once), then its false alarms fixed"),
     ("heldout20", "blind (issue 22's last measurement, once), then its false alarms fixed"),
     ("heldout21", "blind, never used for tuning (measured once at the end of stop 28)"),
+    ("heldout22", "blind (measured once, at the end of stop 28's rules), then used for tuning"),
     ("evidence", "development for the evidence step (issue 21): turns with runs"),
 )
 _PROBLEMS = frozenset(ASSESSMENTS) - {"complete"}
