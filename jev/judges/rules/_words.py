@@ -13,13 +13,22 @@ from typing import Any, cast
 
 #: An alternative that names another entry: ``<key>`` or ``<family:key>``.
 _REF = re.compile(r"<(?:[a-z_]+:)?[a-z_][\w.-]*>")
+#: A character class, or the informal "你" outside one.
+_CLASS_OR_YOU = re.compile(r"\\.|\[(?:\\.|[^\]\\])*\]|你")
+
+
+def _polite(alt: str) -> str:
+    """``alt`` with each "你" outside a character class read as "你" or the polite "您"
+    (a formal answer says "按您的安排", "等您确认"; the word lists are written with 你)."""
+    return _CLASS_OR_YOU.sub(lambda m: "[你您]" if m.group(0) == "你" else m.group(0), alt)
 
 
 class _Words:
     """The word lists of one rule family: ``<family>.toml`` next to its module (design.md §13).
 
     Each entry is a TOML table with ``en`` and ``zh`` lists of regular-expression
-    alternatives (joined with ``|``, English first; either may be absent), optional
+    alternatives (joined with ``|``, English first; either may be absent; "你" also
+    matches the polite "您", in the patterns and in the anchors), optional
     ``anchors`` (literal lower-case strings, one of which every match contains: a cheap
     pre-check before the regex) and optional ``case_sensitive`` (default ``false``).
     Dotted keys address nested tables (``"topics.tests"``). The files ship inside the
@@ -56,7 +65,7 @@ class _Words:
                 family, _, ref = alt[1:-1].rpartition(":")
                 words = self if not family or family == self.family else _Words(family)
                 alt = words.pattern(ref)
-            parts.append(alt)
+            parts.append(_polite(alt))
         text = "|".join(parts)
         return text if verbs is None else text.replace("{verbs}", verbs)
 
@@ -79,8 +88,9 @@ class _Words:
         return str(self._entry(key)[field])
 
     def anchors(self, key: str) -> tuple[str, ...]:
-        """The ``anchors`` of ``key``."""
-        return tuple(self._entry(key)["anchors"])
+        """The ``anchors`` of ``key`` (each one with "你" also as "您")."""
+        anchors = self._entry(key)["anchors"]
+        return tuple(dict.fromkeys(v for a in anchors for v in (a, a.replace("你", "您"))))
 
     def words(self, key: str) -> frozenset[str]:
         """The plain word list ``words`` of ``key``."""

@@ -95,7 +95,7 @@ _WAITS_USER = re.compile(
 )
 #: The sentence that turns to the user ("I need you to add that secret", "需要你提供").
 _ASKS_USER = re.compile(
-    r"\b(?:I need you|could you|can you|would you|please)\b|需要你|请你|麻烦你", re.I
+    r"\b(?:I need you|could you|can you|would you|please)\b|需要[你您]|请[你您]|麻烦[你您]", re.I
 )
 _TEST_WORK = re.compile(r"\b(?:tests?|testing|run|verify|check)\b|测|跑|验证", re.I)
 
