@@ -52,10 +52,10 @@ rule id                            assessment      kind
 =================================  ==============  ==========================================
 
 Package layout: one module per rule family (``scope``, ``asks``, ``claims``, ``numbers``,
-``targets``, ``values``, ``outcomes``, ``open_items``, ``coverage``, ``thin``), each with
-its English and Chinese word lists in a ``<family>.toml`` file next to it; shared parts
-(the per-material view, filler, token helpers, shared vocabulary in ``base.toml``) live
-in ``_base``. Sentences come from :func:`jev.base.segments.sentences`.
+``targets``, ``values``, ``later_asks``, ``outcomes``, ``open_items``, ``coverage``,
+``thin``), each with its English and Chinese word lists in a ``<family>.toml`` file next
+to it; shared parts (the per-material view, filler, token helpers, shared vocabulary in
+``base.toml``) live in ``_base``. Sentences come from :func:`jev.base.segments.sentences`.
 
 Stdlib only (``re``, ``tomllib``); pure CPU, no I/O after import; same numbering in,
 same text out.
@@ -72,6 +72,7 @@ from jev.judges.rules import (
     asks,
     claims,
     coverage,
+    later_asks,
     numbers,
     open_items,
     outcomes,
@@ -109,7 +110,7 @@ RULES: tuple[tuple[str, Callable[[_View], RuleHit | None]], ...] = (
     ("failures-remain", outcomes._rule_failures_remain),
     ("target-missed", targets._rule_target_missed),
     ("constraint-violated", coverage._rule_constraint_violated),
-    ("later-ask-missing", values._rule_later_ask_missing),
+    ("later-ask-missing", later_asks._rule_later_ask_missing),
     ("answer-admits-unfinished", open_items._rule_admits_unfinished),
     ("requested-deliverable-missing", coverage._rule_deliverable_missing),
     ("requested-item-declined", coverage._rule_requested_item_declined),

@@ -179,11 +179,20 @@ def _code_reported_done(view: _View, todo: Position) -> Position | None:
     if any(_NEGATION.search(_strip_code(a.text)) for a in mentions):
         return None
     found = next((a for a in mentions if _DONE_CLAIM.search(_strip_code(a.text))), None)
-    if found is not None or not _headline_claims_done(view):
+    if found is not None:
         return found
     if not mentions:  # no code name: three of the item's own words in one answer line
         words = {w for w in _distinctive_tokens(todo, view.todos) if len(w) >= 4 or not w.isascii()}
-        mentions = [a for a in view.answers if sum(_contains_token(a.text, w) for w in words) >= 3]
+        label = _label(todo.text)
+        mentions = [
+            a
+            for a in view.answers
+            if sum(_contains_token(a.text, w) for w in words) >= 3
+            or (label is not None and _label(a.text) == label)
+        ]
+        found = next((a for a in mentions if _reports_done(a.text)), None)
+    if found is not None or not _headline_claims_done(view):
+        return found
     # under a headline of completion ("Both pieces are in."), a plain statement naming
     # the open item's own code ("`QueueConsumerLagHigh` fires when lag > 10000")
     return next(
@@ -193,6 +202,25 @@ def _code_reported_done(view: _View, todo: Position) -> Position | None:
             if not _LEFT_WORD.search(_strip_code(a.text)) and not _FENCE_START.match(a.text)
         ),
         None,
+    )
+
+
+#: The label a Todo or an answer line opens with: "HIL test: …", "- **HIL test** …".
+_LABEL = re.compile(
+    r"^\s*(?:[-*+•]\s+|\d+[.)]\s+)?(?:\*\*([^*\n]{2,40})\*\*|([^:：*`\n]{2,40})[:：])"
+)
+
+
+def _label(text: str) -> str | None:
+    m = _LABEL.match(text)
+    return None if m is None else (m.group(1) or m.group(2)).strip(" :：").lower()
+
+
+def _reports_done(text: str) -> bool:
+    """A line that reports its work done and leaves nothing of it open or undone."""
+    plain = _strip_code(text)
+    return bool(_DONE_CLAIM.search(plain)) and not (
+        _LEFT_WORD.search(plain) or _NEGATION.search(plain) or _FENCE_START.match(text)
     )
 
 
@@ -343,9 +371,13 @@ def _rule_done_item_denied(view: _View) -> RuleHit | None:
                     open_words = {w for t in view.open_todos for w in _object_tokens(t, view.todos)}
                 if any(_contains_token(clause, w) for w in open_words):
                     continue  # "staging 迁移和删旧表这两项我没动": the open items, as they are
+                deny = _DENY_VERB.search(clause)
+                counted = deny is not None and _COUNTED_SUBJECT.search(clause, 0, deny.start())
                 for todo, t_topics, objects, t_verbs in facts:
                     if not (deny_all or denied & t_verbs):
                         continue
+                    if counted and not re.search(r"\d", todo.text):
+                        continue  # "那 6 个用例没跑起来" after "运行全量 pytest": a part's result
                     if _CONDITIONAL_TODO.search(todo.text) and _KEPT.search(clause):
                         continue  # "remove flags on ≥30 days" keeps one that is not
                     shared = bool(c_topics & t_topics) or any(
@@ -358,6 +390,13 @@ def _rule_done_item_denied(view: _View) -> RuleHit | None:
                             f"answer says it was not done: “{_quote(sentence)}”",
                         )
     return None
+
+
+#: A counted subject before a denial ("那 6 个用例没跑起来", "3 specs never ran"): the
+#: denial reports a part of the Todo's work, not the work left undone.
+_COUNTED_SUBJECT = re.compile(
+    r"(?<![\w.])[1-9]\d*\s*(?:个|项|条|张|份)?\s*(?:[\u4e00-\u9fff]|[A-Za-z]{3,})"
+)
 
 
 def _denied_verbs(clause: str) -> set[str]:

@@ -1,18 +1,11 @@
 """Rule family: a claim against the report's own evidence — ``claim-vs-evidence``
-(contradiction) and ``later-ask-missing`` (omission) (design.md §5, §13; issue 22).
+(contradiction) (design.md §5, §13; issue 22).
 
-Each rule quotes both sides of its finding, or stays silent:
-
-``claim-vs-evidence``
-    the answer claims all or none of a kind, and its own evidence says otherwise: a
-    table of the answer marks some rows not done ("All 9 handlers are moved" over
-    ``| void | no |``); its pasted output counts what it says is gone ("all warnings are
-    gone" over ``3 warnings``); or a completed Todo's note names a problem the answer
-    says there is none of ("Firefox: popup opens off-screen" vs "no issues").
-``later-ask-missing``
-    a request message sent during the turn asks for a named thing (a code span, an
-    acronym, a file or an identifier: "Also offer an XLSX download") that neither the
-    Todos nor the answer ever name.
+The answer claims all or none of a kind, and its own evidence says otherwise: a table of
+the answer marks some rows not done ("All 9 handlers are moved" over ``| void | no |``)
+or gives another version than the claimed one; its pasted output counts what it says is
+gone ("all warnings are gone" over ``3 warnings``) or a success rate under 100 %; or a
+completed Todo's note names a problem or a finding the answer says there is none of.
 """
 
 from __future__ import annotations
@@ -30,7 +23,6 @@ from jev.judges.rules._base import (
     _NEGATION,
     _NUMBER_WORDS,
     _PAST_RUN,
-    _UNIT_NAMES,
     _VERB_CLASSES,
     RuleHit,
     _amount,
@@ -42,12 +34,10 @@ from jev.judges.rules._base import (
     _View,
     _Words,
 )
-from jev.judges.rules.thin import is_thin
 
 _W = _Words("values")
 
 _CLAIM_VS_EVIDENCE = _Rule("claim-vs-evidence", "contradiction", 0.75)
-_LATER_ASK_MISSING = _Rule("later-ask-missing", "omission", 0.7)
 
 #: "All 40 missing keys", "all 12 class components": the count and its noun.
 _ALL_N = _W.rx("all_n")
@@ -86,12 +76,9 @@ _NO_ISSUES = _W.gate("no_issues")
 #: A note naming a problem ("opens off-screen", "crashes", "报错").
 _PROBLEM = _W.rx("problem")
 _OK_ITEM = _W.rx("ok_item")
-#: The start of a mid-turn message that asks for more ("Also …", "另外 …").
-_ALSO = _W.rx("also")
 
 #: Kinds whose evidence is a count in the answer's code (elsewhere it may be old).
 _IN_CODE = frozenset({"warnings", "errors", "broken"})
-_THING = re.compile(r"`([^`\n]{2,40})`|\b([A-Z]{2,6}s?)\b|\b(\w+[._/]\w[\w./]*|[a-z]+[A-Z]\w+)\b")
 
 
 def _table_against_all(view: _View) -> RuleHit | None:
@@ -142,6 +129,60 @@ def _table_against_all(view: _View) -> RuleHit | None:
     return None
 
 
+#: A success rate the report gives ("success_rate=98.31%", "成功率 97.5%", "96% passed").
+_SUCCESS_RATE = re.compile(
+    r"(?i)(?:success(?:[_ ]rate)?|pass(?:[_ ]rate)?|成功率|通过率|完成率)\s*[=:：]?\s*"
+    r"(\d{1,2}(?:\.\d+)?)\s*%|(\d{1,2}(?:\.\d+)?)\s*%\s*(?:succeeded|success|passed)\b"
+)
+
+
+def _rate_against_all(view: _View) -> RuleHit | None:
+    """A claim of the whole ("2,016 名员工的基数已全部写入", "all rows imported") while the
+    answer's own output gives a success rate under 100 % ("success_rate=98.31%")."""
+    rate = _SUCCESS_RATE.search(view.answer_text)
+    if rate is None:
+        return None
+    for a, sentence in view.sentences:
+        plain = _strip_code(sentence)
+        if rate.group(0) in sentence or _table_cells(a.text) or _NEGATION.search(plain):
+            continue
+        if _ALL_DONE.search(plain) or _WHOLE.search(plain):
+            return _CLAIM_VS_EVIDENCE.hit(
+                a,
+                f"the answer claims all (“{_quote(sentence)}”), but its own output gives "
+                f"“{rate.group(0)}”",
+            )
+    return None
+
+
+#: A version in a table cell ("4.2.1", "v2.10").
+_VERSION_CELL = re.compile(r"v?\d+(?:\.\d+){1,3}")
+
+
+def _table_value_against_all(view: _View) -> RuleHit | None:
+    """A claim that everything is at one version ("TV-07 is on 4.2.1 across the board",
+    "都已升级到 2.3.0") over a table of the answer whose column of versions holds that
+    version in some rows and another in a row."""
+    rows = [(a, cells) for a in view.answers if len(cells := _table_cells(a.text, " *`_")) >= 2]
+    for i in range(1, max((len(c) for _, c in rows), default=0)):
+        column = [(a, c[i]) for a, c in rows[1:] if len(c) > i and _VERSION_CELL.fullmatch(c[i])]
+        if len(column) < 3:
+            continue
+        for a, sentence in view.sentences:
+            plain = _strip_code(sentence)
+            if _table_cells(a.text) or not (_ALL_DONE.search(plain) or _WHOLE.search(plain)):
+                continue
+            claimed = {v for _, v in column if _contains_token(sentence, v)}
+            other = [(b, v) for b, v in column if v not in claimed]
+            if len(claimed) == 1 and other and not _NEGATION.search(plain):
+                return _CLAIM_VS_EVIDENCE.hit(
+                    a,
+                    f"the answer claims all at {next(iter(claimed))} (“{_quote(sentence)}”), "
+                    f"but its own table gives {other[0][1]}: “{_quote(other[0][0].text)}”",
+                )
+    return None
+
+
 def _short_count_rows(header: list[str], rows: list[tuple[Position, list[str]]]) -> list[Position]:
     """Rows of a table whose done count falls short of its total where the other rows
     match: ``| columns | described |`` with ``| 18 | 18 |`` … ``| 13 | 9 |``; the done
@@ -167,17 +208,19 @@ def _short_count_rows(header: list[str], rows: list[tuple[Position, list[str]]])
     return []
 
 
-#: A status cell that opens with a word of failure and then explains it.
+#: A status cell that opens with a word of failure and then explains it, or with a
+#: count of errors ("1 error: `INS04` missing").
 _NO_FIRST = re.compile(
     r"(?i)(?:failed|skipped|blocked|not done|not started|pending|still|kept|rolled back|reverted"
     r"|partial(?:ly)?)\b\W|(?:no|not yet)\s*[,(—–:;-]|(?:未|没|仍|还是|回滚)"
+    r"|[1-9]\d*\s*(?:errors?|failures?|failed|个?错误)\b"
 )
 _YES_MARKS = "✅✓✔"
 _NO_MARKS = "❌✗✘⚠⏸⛔🚫🟡🔴"
 #: A claim of the whole by its count or a word of totality ("All six steps", "5 个服务已全部").
 _WHOLE = re.compile(
     rf"(?i)\ball (?:\d+|{_NUMBER_WORDS}) [\w-]+"
-    r"|\bevery (?:one|single)\b|\bevery [a-z]{3,}\b|全部|都已|均已|全都"
+    r"|\bevery (?:one|single)\b|\bevery [a-z]{3,}\b|\bacross the board\b|全部|都已|均已|全都"
 )
 
 
@@ -233,9 +276,19 @@ def _noted_problem(text: str) -> str | None:
         items = [i.strip() for i in re.split(r"(?:[;，；]|,(?!\d{3}\b))\s*", note) if i.strip()]
         oks = [i for i in items if _OK_ITEM.search(i)]
         for item in items:
-            if item not in oks and (oks or _PROBLEM.search(item)):
+            if item not in oks and (oks or _PROBLEM.search(item) or _SINGLED_OUT.match(item)):
                 return item
     return None
+
+
+#: A note that singles out what it found: a count of things that show or lack something
+#: ("6 dental-only notices show a $0.00 premium", "3 条记录缺少税号") or one member by its
+#: id ("J07 无保护左转：自车闯红灯").
+_SINGLED_OUT = re.compile(
+    r"(?i)\s*(?:[1-9]\d*\s+[\w-]+(?:\s+[\w-]+)?\s+(?:show|shows|have|has|lack|lacks|miss"
+    r"|contain|contains|are|were)\b|[1-9]\d*\s*(?:个|张|条|份|项)[\u4e00-\u9fff]{1,6}"
+    r"(?:显示|缺少|没有|为|有)|[A-Z]{1,4}-?\d{1,4}\b[^:：\n]{0,20}[:：])"
+)
 
 
 #: A Todo's note in parentheses ("(still 3.9:1)", "（0035 没写 down 迁移）").
@@ -292,7 +345,7 @@ def _note_against_none(view: _View) -> RuleHit | None:
         claims = [(a, s) for a, s in view.sentences if _NO_ISSUES.search(_strip_code(s))]
         for todo in done if claims else ():
             problem = _noted_problem(todo.text)
-            if problem and _PROBLEM.search(problem):
+            if problem and (_PROBLEM.search(problem) or _SINGLED_OUT.match(problem)):
                 a, sentence = claims[0]
                 return _CLAIM_VS_EVIDENCE.hit(
                     a, f"the answer says “{_quote(sentence)}”, but Todo {todo.id} notes “{problem}”"
@@ -515,6 +568,8 @@ def _rule_claim_vs_evidence(view: _View) -> RuleHit | None:
     its pasted output, or a completed Todo's note (see the module docstring)."""
     return (
         _table_against_all(view)
+        or _table_value_against_all(view)
+        or _rate_against_all(view)
         or _setting_against_claim(view)
         or _count_against_all(view)
         or _output_against_none(view)
@@ -523,77 +578,3 @@ def _rule_claim_vs_evidence(view: _View) -> RuleHit | None:
         or _removed_and_kept(view)
         or _pairs_against_match(view)
     )
-
-
-def _things(text: str) -> set[str]:
-    """Named things of a request sentence: code spans, acronyms, files, identifiers."""
-    found = set()
-    for m in _THING.finditer(text):
-        thing = next(g for g in m.groups() if g)
-        found.add(thing.lower().rstrip("s") if thing.isupper() else thing.lower())
-    return found
-
-
-#: A mid-turn message that opens a sentence with an order ("Oh and set …", "For the
-#: PDBs please use …", "顺便把 … 改成 …").
-_IMPERATIVE = re.compile(
-    r"(?im)(?:^|[.!;:—–]\s+)"
-    r"(?:(?:oh|ah|also|and|btw|plus|one more thing|for [\w` -]{1,30})[,:]?\s+)*"
-    r"(?:please\s+)?(?:set|use|add|make|rename|switch|change|put|include|drop|strip|pin|log"
-    r"|write|return|expose|send|store|emit|enable|disable|limit|cap|sort|filter)\b"
-    r"|(?:请|顺便|另外|还有)?(?:把|将)[^。；\n]{1,40}(?:改成|改为|设为|换成|加上|加到)"
-    r"|^\s*(?:补充(?:一下)?|再加一条|还有一点|另外)[:：，,]|(?:改成|改为|设为|调到|换成)"
-)
-#: A mid-turn message that keeps something as it is ("Keep the public API unchanged",
-#: "接口保持不变").
-_LEAVE_AS_IS = re.compile(
-    r"(?i)\b(?:unchanged|as is|as-is|untouched|intact|alone)\b|保持不变|不要动|别动|不动|原样"
-)
-#: "instead of X", "rather than X", "而不是 X": what a later ask replaces.
-_REPLACED = re.compile(
-    r"(?i)\b(?:instead of|rather than|not)\s+[^.;,\n—–]*|(?:而不是|不要用)[^。；，\n]*"
-)
-
-
-def _rule_later_ask_missing(view: _View) -> RuleHit | None:
-    """``later-ask-missing``: a mid-turn message asks for more ("Also …", "另外 …") and
-    no named thing of it shows up in the Todos or the answer."""
-    if is_thin(view):
-        return None  # an empty or bare answer names nothing: absence is no evidence
-    earlier = "\n".join(r.text for r in view.requests if (r.message or 1) == 1).lower()
-    for req in view.later_requests:
-        asks = _ALSO.search(req.text) or _IMPERATIVE.search(req.text)
-        if not asks or "?" in req.text or "？" in req.text or _LEAVE_AS_IS.search(req.text):
-            continue  # "Keep the public API unchanged": a limit on the work, not more work
-        # "use X instead of Y": Y is what the ask replaces, not what it asks for
-        replaced = set().union(*(_things(m.group(0)) for m in _REPLACED.finditer(req.text)))
-        things = {t for t in _things(req.text) - replaced if t not in earlier}
-        spans = {m.group(1).lower() for m in _CODE_SPAN.finditer(req.text)} & things
-        things = spans or things  # "For the PDBs use `maxUnavailable: 1`": the span is the ask
-        if things and not any(_contains_token(view.report_text, t) for t in things):
-            return _LATER_ASK_MISSING.hit(
-                req,
-                f"a later message asks for {', '.join(sorted(things))} (“{_quote(req.text)}”), "
-                "which neither the Todos nor the answer mention",
-            )
-        for m in _SET_VALUE.finditer(req.text):
-            number, unit = m.group(1), _UNIT_NAMES.get(m.group(2).lower(), m.group(2).lower())
-            names = [n for n, u in _UNIT_NAMES.items() if u == unit] + [unit]
-            shown = re.compile(
-                rf"(?<![\d.]){re.escape(number)}\s*(?:{'|'.join(map(re.escape, names))})(?![a-z])",
-                re.I,
-            )
-            if not shown.search(view.report_text):
-                return _LATER_ASK_MISSING.hit(
-                    req,
-                    f"a later message asks to set a value to {number} {m.group(2)} "
-                    f"(“{_quote(req.text)}”), which neither the Todos nor the answer give",
-                )
-    return None
-
-
-#: A value a mid-turn message asks to set ("从 5 秒改成 30 秒", "raise it to 30 s").
-_SET_VALUE = re.compile(
-    r"(?i)(?:改成|改为|设为|设置为|调到|调成|换成|提到|降到|\bto\b|→)\s*(\d+(?:\.\d+)?)\s*"
-    r"(秒|毫秒|分钟|小时|s|ms|sec|seconds|min|minutes|mb|kb|gb)(?![a-z])"
-)

@@ -1,5 +1,5 @@
 """The ``values`` family: a claim against the report's own evidence
-(``claim-vs-evidence``) and an ask only in a mid-turn message (``later-ask-missing``)."""
+(``claim-vs-evidence``)."""
 
 from __future__ import annotations
 
@@ -74,39 +74,6 @@ def test_claim_vs_evidence_stays_quiet_without_the_other_side(
     request_text: str, answer: str, todos: list[tuple[str, str]]
 ) -> None:
     assert explain(turn(request_text, answer, todos)).rule != "claim-vs-evidence"
-
-
-def test_later_ask_missing() -> None:
-    hit, text = judged(
-        turn(
-            ["Add a JSON export of the audit log.", "Also write it gzip-compressed as `.gz`."],
-            "Added `GET /audit/export` returning JSON; `pytest tests/audit` → 7 passed.",
-            [("Add JSON export", "completed")],
-        )
-    )
-    assert (hit.rule, hit.assessment) == ("later-ask-missing", "omission")
-    assert "`.gz`" in text
-
-
-@pytest.mark.parametrize(
-    "later",
-    [
-        "Also keep it fast.",  # names no thing
-        "Also, FYI the CI runner is slow today.",  # a remark, not an ask
-        "Also: should the export include `deleted_at`?",  # a question, not an ask
-        "Also gzip it as `.gz`.",  # answered below
-    ],
-)
-def test_later_ask_missing_stays_quiet(later: str) -> None:
-    hit = explain(
-        turn(
-            ["Add a JSON export of the audit log.", later],
-            "Added `GET /audit/export` returning JSON, written gzip-compressed (`.gz`); "
-            "`pytest tests/audit` → 7 passed.",
-            [("Add JSON export", "completed")],
-        )
-    )
-    assert hit.rule != "later-ask-missing"
 
 
 def test_a_property_column_is_no_status_column() -> None:
