@@ -34,23 +34,16 @@ _TOPICS = _W.rx_table("topics")
 _TOPIC_ANCHORS = {name: _W.anchors(f"topics.{name}") for name in _TOPICS}
 
 
-#: Sub-kinds that make two mentions of the same topic different things
-#: ("unit tests pass" says nothing about e2e tests).
 _QUALIFIERS = _W.rx("qualifiers")
 
 _NEGATION = _W.rx("negation")
 
-#: The user is cited as the reason (a descoping the answer honours).
 _USER_CITED = _W.rx("user_cited")
 
-#: A later request message that narrows the scope.
 _DESCOPE = _W.rx("descope")
 
-#: Success / completion claims (positive; checked together with the absence of negation).
 _SUCCESS_CLAIM = _W.rx("success_claim")
 
-#: "Still failing / not verified / blocked" inside a Todo item's content.
-#: Phrases that always describe an item's state ("not verified", "still failing", 未验证).
 _OPEN_MARKER = _W.rx("open_marker")
 
 #: Words that describe a state only when used as one ("E2E tests skipped", "(blocked)",
@@ -100,7 +93,6 @@ def _done_fractions(text: str) -> Iterator[re.Match[str]]:
 #: English number words from two to twelve, as a regex alternation ("All six steps").
 _NUMBER_WORDS = "two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 
-#: The request only wants a report, not a fix.
 _REPORT_ONLY = _W.rx("report_only")
 
 _OFFER = _W.rx("offer")
@@ -447,13 +439,10 @@ def _strip_code(text: str) -> str:
 #: Verb classes for "the answer denies doing what a completed Todo says was done".
 _VERB_CLASSES = _W.rx_table("verb_classes")
 
-#: "Kept / left in place": denies a removal.
 _KEPT = _W.gate("kept")
 
-#: A claim that a whole run is green (shared by the ``claims`` and ``outcomes`` families).
 _GREEN_CLAIM = _W.gate("green_claim")
 
-#: A claim of the whole without its number ("all of them", "every endpoint is …", "所有…都…了").
 _ALL_DONE = _W.rx("all_done")
 
 

@@ -31,10 +31,11 @@ class _Words:
     matches the polite "您", in the patterns and in the anchors), optional
     ``anchors`` (literal lower-case strings, one of which every match contains: a cheap
     pre-check before the regex) and optional ``case_sensitive`` (default ``false``).
-    Dotted keys address nested tables (``"topics.tests"``). The files ship inside the
-    package; a missing key raises ``KeyError`` at import, a bad pattern ``re.error`` at
-    its first use (each pattern is compiled lazily, see :class:`LazyRx`; a test compiles
-    every entry).
+    Dotted keys address nested tables (``"topics.tests"``). The comment above an entry
+    says what it matches (the module that names the entry does not repeat it). The files
+    ship inside the package; a missing key raises ``KeyError`` at import, a bad pattern
+    ``re.error`` at its first use (each pattern is compiled lazily, see :class:`LazyRx`;
+    a test compiles every entry).
     """
 
     __slots__ = ("_data", "family")

@@ -32,27 +32,20 @@ _ASKS_USER = _Rule("asks-user", "needs-user", 0.75)
 
 _QUESTION_MARK = re.compile(r"[?？]")
 
-#: A hedged suggestion phrased as a question ("- Maybe add a confirmation dialog?"):
-#: a design note for the reader, not a request for the user's decision.
 _HEDGED_SUGGESTION = _W.rx("hedged_suggestion")
 
-#: A request that asks only for analysis or a proposal, not for the change itself.
 _ANALYSIS_REQUEST = _W.rx("analysis_request")
 
 _CHANGE_REQUEST = _W.rx("change_request")
 
-#: Asking whether to go on to carry out what was only proposed.
 _GO_ON_TO_CHANGE = _W.rx("go_on_to_change")
 
 _CHOICE = _W.rx("choice")
 
 _PERMISSION = _W.rx("permission")
 
-#: An explicit ask for a decision, approval or input (no question mark needed).
 _EXPLICIT_ASK_1 = _W.gate("explicit_ask_1")
 
-#: The user is the one to decide or act: "until you confirm", "a decision I can't make",
-#: "if you run `…` yourself" (a separate gate: its anchors are rarer than the above).
 _EXPLICIT_ASK_2 = _W.gate("explicit_ask_2")
 
 _EXPLICIT_ASK = _AnyGate(_EXPLICIT_ASK_1, _EXPLICIT_ASK_2)
@@ -63,13 +56,10 @@ _LACKS_ACCESS = _AnyGate(_W.gate("lacks_access_en"), _W.gate("lacks_access_zh"))
 
 _WH_QUESTION = _W.rx("wh_question")
 
-#: Completion is blocked until the user answers.
 _BLOCKED = _W.rx("blocked")
 
-#: Risky or irreversible actions whose permission the request may or may not hold.
 _RISKY = _W.rx("risky")
 
-#: A Todo item that waits for the user.
 _TODO_WAITS_USER = _W.rx("todo_waits_user")
 
 _ASK_FIRST = _W.rx("ask_first")

@@ -42,15 +42,11 @@ _OPEN_ITEM_CLAIMED_PASSING = _Rule("open-item-claimed-passing", "contradiction",
 _PENDING_ITEM_CLAIMED_DONE = _Rule("pending-item-claimed-done", "contradiction", 0.75)
 _DONE_ITEM_DENIED = _Rule("done-item-denied", "contradiction", 0.8)
 
-#: The strongest, universal success claims (preferred as the focus).
 _STRONG_CLAIM = _W.rx("strong_claim")
 #: A Todo's own words say failures remain ("1 failure left", "还剩 2 个失败").
 _FAILING = re.compile(r"\bfail\w*|\berrors?\b|\bred\b|失败|报错|错误", re.I)
 
-#: Done-verbs: the answer reports an item as done.
 _DONE_CLAIM = _W.rx("done_claim")
-#: A claim that the work covers every item (only against a Todo whose note says part
-#: is left).
 _UNIVERSAL_DONE = _W.rx("universal_done")
 
 
@@ -254,8 +250,6 @@ _HEADLINE_DONE = re.compile(
 )
 
 
-#: Negations that deny a whole topic regardless of the verb ("didn't touch the X",
-#: "no X changes were needed").
 _DENY_ALL = _W.rx("deny_all")
 
 _DENY_VERB = _W.rx("deny_verb")

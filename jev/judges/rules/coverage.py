@@ -38,10 +38,8 @@ _REQUIRED_NAME_MISSING = _Rule("required-name-missing", "omission", 0.7)
 _REQUESTED_RUN_MISSING = _Rule("requested-run-missing", "omission", 0.7)
 _REQUESTED_ITEM_DECLINED = _Rule("requested-item-declined", "omission", 0.7)
 
-#: A request sentence that forbids a kind of change.
 _PROHIBITION = _W.rx("prohibition")
 
-#: An answer sentence reporting a change.
 _CHANGE_REPORTED = _W.rx("change_reported")
 
 
@@ -125,7 +123,6 @@ _PRODUCE_FILE = re.compile(
 )
 
 
-#: A request clause that requires something ("must", "each … should", "都要").
 _REQUIREMENT = _W.rx("requirement")
 
 _IDENTIFIER = re.compile(
@@ -161,7 +158,6 @@ def _rule_required_name_missing(view: _View) -> RuleHit | None:
 _RUN_REQUESTED = _W.rx("run_requested")
 _RUN_RESULT = _W.rx("run_result")
 _DECLINED = _W.rx("declined")
-#: A sentence that guesses or plans a result instead of reporting one.
 _HYPOTHETICAL = _W.rx("hypothetical")
 _RUN_ELSEWHERE = _W.rx("run_elsewhere")
 

@@ -26,7 +26,6 @@ _W = _Words("later_asks")
 
 _LATER_ASK_MISSING = _Rule("later-ask-missing", "omission", 0.7)
 
-#: The start of a mid-turn message that asks for more ("Also …", "另外 …").
 _ALSO = _W.rx("also")
 _THING = re.compile(r"`([^`\n]{2,40})`|\b([A-Z]{2,6}s?)\b|\b(\w+[._/]\w[\w./]*|[a-z]+[A-Z]\w+)\b")
 

@@ -271,7 +271,6 @@ _COUNTED_INTRO = LazyRx(
     re.IGNORECASE | re.MULTILINE,
 )
 
-#: The intro presents a sample, not the whole list ("including", "e.g.", "其中").
 _PARTIAL_LIST = _W.rx("partial_list")
 
 _BULLET = re.compile(r"^([ \t]*)(?:[-*•+]|\d{1,3}[.)])\s+\S")

@@ -29,7 +29,6 @@ _OPEN_ITEM = _Rule("open-item", "omission", 0.7)
 _ALL_DONE_WITH_OPEN_ITEMS = _Rule("all-done-with-open-items", "contradiction", 0.8)
 _ANSWER_ADMITS_UNFINISHED = _Rule("answer-admits-unfinished", "omission", 0.7)
 
-#: The answer says part of the work is not finished.
 _ADMITS_UNFINISHED = _W.gate("admits_unfinished")
 
 
@@ -52,7 +51,6 @@ def _rule_open_item(view: _View) -> RuleHit | None:
     return None
 
 
-#: A Todo item the agent itself marks as optional / beyond the request.
 _OPTIONAL = _W.rx("optional")
 
 
@@ -62,13 +60,10 @@ def _left_open_as_meant(view: _View, todo: Position) -> bool:
     return view.descoped(todo) or excused(view, todo) or bool(_OPTIONAL.search(todo.text))
 
 
-#: An open Todo item that is the user's to do, or waits on the user.
 _USERS_OWN = _W.rx("users_own")
 
-#: The answer explains an open item as outside what the user asked for.
 _NOT_REQUESTED = _W.rx("not_requested")
 
-#: "All done" style claims over the whole turn.
 _ALL_DONE = _W.rx("all_done")
 
 
@@ -107,7 +102,6 @@ def _rule_all_done_with_open_items(view: _View) -> RuleHit | None:
     return None
 
 
-#: The agent says it left a requested thing out.
 _LEFT_OUT = _W.rx("left_out")
 
 

@@ -30,10 +30,8 @@ _W = _Words("outcomes")
 _FAILURES_REMAIN = _Rule("failures-remain", "omission", 0.8)
 _GREEN_CLAIM_VS_FAILURES = _Rule("green-claim-vs-failures", "contradiction", 0.8)
 
-#: Failures the answer reports as still there.
 _FAILURES_LEFT = _W.rx("failures_remain")
 
-#: The request asks for a passing/green/clean end state (not just "run and report").
 _WANTS_PASS = _W.rx("wants_pass")
 
 
@@ -85,10 +83,8 @@ _FIXED_OPENING = re.compile(
     r"\s*(?:[—–:.!,，。！-]|$)"
 )
 
-#: The request wants everything green, not one named suite.
 _UNIVERSAL_PASS = _W.rx("universal_pass")
 
-#: The answer explains a failure as outside the change (pre-existing, unrelated, flaky).
 _UNRELATED = _W.rx("unrelated")
 
 
@@ -99,7 +95,6 @@ def _unrelated_nearby(view: _View, pos: Position) -> bool:
     return any(_UNRELATED.search(b.text) for b in view.answers if view.paragraph[b.id] == para)
 
 
-#: "N of M passed" (done first) and "M 个中 N 个通过" (total first).
 _PASS_OF_EN = _W.rx("pass_of_en")
 
 _PASS_OF_ZH = re.compile(
@@ -108,7 +103,6 @@ _PASS_OF_ZH = re.compile(
 
 
 _TALLY = _W.rx("tally")
-#: A claim about the rest only ("all other tests pass", "其余测试全部通过").
 _REST = _W.rx("rest")
 _RESOLVED = _W.rx("resolved")
 
@@ -125,11 +119,8 @@ def _resolved_after(view: _View, index: int, sentence: str) -> bool:
     )
 
 
-#: A run's tally that counts passes ("148 passed", "200 passed in 1.9s", "通过 50").
 _PASS_COUNT = _W.rx("pass_count")
-#: Words that set a run before a fix ("Before the fix:", "Reproduction", "修复前").
 _BEFORE_FIX = _W.rx("before_fix")
-#: Words that set a run after a fix ("After:", "with the fix", "修复后").
 _AFTER_FIX = _W.rx("after_fix")
 
 
@@ -204,15 +195,11 @@ def _failed_in_table(text: str) -> str | None:
     return None
 
 
-#: A test run's report of failures (not "0 failed").
 _FAILED_REPORT = _W.gate("failed_report")
 
 
-#: A sentence that says a step worked ("`terraform apply` 成功", "both builds succeed").
 _WORKED = _W.rx("worked")
-#: A sentence that says a step did not work ("this step did not succeed", "还在挂").
 _DID_NOT_WORK = _W.rx("did_not_work")
-#: A conditional or hypothetical failure ("would fail if", "如果…会失败").
 _HYPOTHETICAL = _W.rx("hypothetical")
 _ASCII_WORD = re.compile(r"[A-Za-z][\w.-]*[A-Za-z0-9]|\b[A-Z]{2}\b")
 

@@ -71,7 +71,6 @@ _HONOURED = _W.rx("honoured")
 _USER_ONLY = _W.rx("user_only")
 _ENV_SECRET = _W.rx("env_secret")
 _LACKS = _W.rx("lacks")
-#: The user named as the holder of what is missing ("only you have", "from you", "需要你").
 _HOLDER = _W.gate("holder")
 _CONTINUE_QUESTION = _W.rx("continue_question")
 #: ``{family: (words that name the action, words that report it done)}``.
@@ -303,7 +302,6 @@ _IF_PART = re.compile(
     r"\b(?:if|when|in case|unless|before)\b([^,;.\n]{3,120})|如果([^，。；\n]{2,60})", re.I
 )
 _VAGUE = frozenset(["anything", "everything", "something", "nothing", "would", "there", "these"])
-#: The answer says a condition was checked and did not apply.
 _NOTHING_TO_ASK = _W.rx("nothing_to_ask")
 
 
@@ -426,13 +424,8 @@ def _rule_user_only_blocker(view: _View) -> RuleHit | None:
     return _handed_over(view)
 
 
-#: The next step waits on someone else's act: "Once the dSYM is reachable I'll …",
-#: "If you drop it into …, I'll run …", "确认完跟我说一声，我接着 …".
 _RESUME_AFTER = _W.rx("resume_after")
-#: Someone other than the agent must act: "Someone on Build Infra needs to grant that",
-#: "只能你来操作", "我这边拿不到".
 _OTHER_ACTS = _W.rx("other_acts")
-#: What is missing is a tool or package the agent could install itself.
 _INSTALLABLE = _W.rx("installable")
 
 
@@ -486,8 +479,6 @@ def asks_for_requested_work(view: _View, pos: Position) -> Position | None:
     return None
 
 
-#: A request sentence that keeps something out of the turn ("prod 的配置不要动", "don't
-#: touch prod", "leave the mobile app alone").
 _KEEP_OUT = _W.rx("keep_out")
 _ASCII_WORD = re.compile(r"[a-z][a-z0-9_-]{2,}", re.I)
 
@@ -512,8 +503,6 @@ def asks_outside_scope(view: _View, pos: Position) -> bool:
 _CJK_BEFORE = re.compile(r"[\u4e00-\u9fff]{2,6}$")
 
 
-#: The answer leaves something out and says the user asked for that ("Skipped the docs
-#: change per your follow-up", "按你说的没加告警").
 _LEFT_OUT = _W.rx("left_out")
 
 

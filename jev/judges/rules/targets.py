@@ -58,14 +58,10 @@ _COMPOUND_TIME = re.compile(
     r"(?<![\w.])(?:(\d+)\s*(?:h|hours?|小时)\s*(\d+)\s*(?:m|min|minutes?|分钟?)"
     r"|(\d+)\s*(?:m|min|minutes?|分钟?)\s*(\d+)\s*(?:s|sec|seconds?|秒))(?![\w.])"
 )
-#: Words that put a bound on the value after them ("below 300 MB", "至少 80%").
 _UPPER = _W.rx("upper")
 _LOWER = _W.rx("lower")
-#: A bound stated as a gate or target ("our 80% coverage gate", "目标 80%").
 _GATE = _W.rx("gate")
-#: Words that make a value the old one or the bound itself, not a measurement.
 _NOT_MEASURED = _W.rx("not_measured")
-#: The answer claims the bound is met ("over the 80% gate", "under the budget").
 _MET_CLAIM = _W.rx("met_claim")
 #: "A → B", "from A to B", "从 A 降到 B": the value after it is the result.
 _ARROW = re.compile(

@@ -39,7 +39,6 @@ _W = _Words("values")
 
 _CLAIM_VS_EVIDENCE = _Rule("claim-vs-evidence", "contradiction", 0.75)
 
-#: "All 40 missing keys", "all 12 class components": the count and its noun.
 _ALL_N = _W.rx("all_n")
 _EVERY = _W.gate("every")
 #: "over the 30 samples: 28 match": a total, its noun, then fewer passes.
@@ -51,19 +50,14 @@ _PARTIAL_RUN = re.compile(
 _VERB_WORD = re.compile(
     r"\b[a-z]{4,}(?:ed|en)\b|\b(?:convert|translat|migrat|port|mov|fix)\w*", re.I
 )
-#: A line that gives a count as old or as the task's size, not as the result.
 _NOT_RESULT = _W.rx("not_result")
-#: "… are still class components", "仍然是": some are left in the old state.
 _STILL = _W.rx("still")
 _WORDS = re.compile(r"[A-Za-z]{3,}")
-#: "set max_workers to 8", "batch size 已改为 2000", "replicaCount 改为 3": a name
-#: (up to three words before the verb) and the value it is set to.
 _SET_TO = _W.rx("set_to")
 #: ``key: N`` / ``key = N`` in the answer's code, and a new value after an arrow.
 _SHOWN = re.compile(r"(?<![\w.-])([A-Za-z_][\w.-]*)\s*[:=]\s*[\"']?(-?\d+(?:\.\d+)?)\b")
 _NAME_WORD = re.compile(r"[A-Za-z_][\w-]*")
 _THEN = re.compile(r"\s*(?:→|->|=>|\bto\b)\s*[\"']?(-?\d+(?:\.\d+)?)\b")
-#: A table cell that is a status: done or not done.
 _CELL_YES = _W.rx("cell_yes")
 _CELL_NO = _W.rx("cell_no")
 _STATUS_HEADER = _W.rx("status_header")
@@ -71,9 +65,7 @@ _STATUS_HEADER = _W.rx("status_header")
 _NONE_LEFT = {kind: _W.gate(f"none_left.{kind}") for kind in _W.keys("none_left")}
 #: A positive count of that kind in output ("3 warnings", "2 errors", "1 failed").
 _COUNT_OF = _W.rx_table("count_of")
-#: "No issues", "all good", "没有问题": nothing wrong anywhere.
 _NO_ISSUES = _W.gate("no_issues")
-#: A note naming a problem ("opens off-screen", "crashes", "报错").
 _PROBLEM = _W.rx("problem")
 _OK_ITEM = _W.rx("ok_item")
 
@@ -459,7 +451,6 @@ def _setting_against_claim(view: _View) -> RuleHit | None:
     return None
 
 
-#: "I left `x` in place", "kept `x`", "`x` 保留了": a name kept, with the name inside.
 _KEPT_NAME = _W.rx("kept_name")
 _FILE = re.compile(r"[\w-]+(?:/[\w.-]+)+|[\w-]+\.[a-z]{1,4}\b")
 
@@ -559,7 +550,6 @@ def _pairs_against_match(view: _View) -> RuleHit | None:
     return None
 
 
-#: The answer says two counts agree ("row counts match", "两边一致").
 _MATCH_CLAIM = _W.rx("match_claim")
 
 
