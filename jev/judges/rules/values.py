@@ -131,7 +131,7 @@ _SUCCESS_RATE = re.compile(
 def _rate_against_all(view: _View) -> RuleHit | None:
     """A claim of the whole ("2,016 名员工的基数已全部写入", "all rows imported") while the
     answer's own output gives a success rate under 100 % ("success_rate=98.31%")."""
-    rate = _SUCCESS_RATE.search(view.answer_text)
+    rate = _SUCCESS_RATE.search(view.answer_text) if "%" in view.answer_text else None
     if rate is None:
         return None
     for a, sentence in view.sentences:
@@ -155,6 +155,8 @@ def _table_value_against_all(view: _View) -> RuleHit | None:
     """A claim that everything is at one version ("TV-07 is on 4.2.1 across the board",
     "都已升级到 2.3.0") over a table of the answer whose column of versions holds that
     version in some rows and another in a row."""
+    if "|" not in view.answer_text:
+        return None
     rows = [(a, cells) for a in view.answers if len(cells := _table_cells(a.text, " *`_")) >= 2]
     for i in range(1, max((len(c) for _, c in rows), default=0)):
         column = [(a, c[i]) for a, c in rows[1:] if len(c) > i and _VERSION_CELL.fullmatch(c[i])]
