@@ -37,7 +37,7 @@ def is_thin(view: _View) -> bool:
 
 
 #: A result a Todo item can carry ("31 passed", "3 个用例"): an empty answer next to it
-#: is not thin.
+#: is not thin. Read item by item: "… on 503" and a next item "Tests …" are no "503 tests".
 _TODO_RESULT = re.compile(
     r"\b\d+\s*(?:passed|failed|failures?|errors?|tests?|ms|%)(?!\w)|\d+\s*个(?:用例|测试)|✓|✔", re.I
 )
@@ -69,7 +69,7 @@ def _rule_thin_report(view: _View) -> RuleHit | None:
     answer = view.answer_text.strip()
     if answer and handed_over(view):
         return None  # the user took the work over; the answer hands it to them
-    if _TODO_RESULT.search(view.todo_text):
+    if any(_TODO_RESULT.search(t.text) for t in view.todos):
         return None  # a Todo item carries a result; a Todo's plan alone proves nothing
     # An empty answer (a list of completed Todo items proves nothing) and a bare list of
     # touched files are thin as they are; any other answer is thin only when short.

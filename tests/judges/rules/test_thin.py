@@ -180,3 +180,21 @@ def test_bare_lists_and_echoing_reports(
 ) -> None:
     hit = explain(turn(request_text, answer, todos))
     assert hit.assessment == expected, hit
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_a_result_is_read_within_one_todo_item(reverse: bool) -> None:
+    """One item ending in a number and the next opening with "Tests" carry no "429 tests":
+    a bare "Done." over them is thin in either order."""
+    todos = [
+        ("Back off on HTTP 429", "completed"),
+        ("Tests against a stubbed rate limiter", "completed"),
+    ]
+    hit = explain(
+        turn(
+            "Make the uploader back off when the API rate-limits it.",
+            "Done.",
+            todos[::-1] if reverse else todos,
+        )
+    )
+    assert (hit.rule, hit.assessment) == ("thin-report", "unknown"), hit
