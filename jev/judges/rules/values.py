@@ -73,11 +73,34 @@ _OK_ITEM = _W.rx("ok_item")
 _IN_CODE = frozenset({"warnings", "errors", "broken"})
 
 
+def _table_rows(view: _View) -> list[tuple[Position, list[str]]]:
+    """(position, cells) of each table row of the answer, header first (once per view)."""
+    if "table_rows" not in view.cache:
+        view.cache["table_rows"] = [
+            (a, cells) for a in view.answers if len(cells := _table_cells(a.text, " *`_")) >= 2
+        ]
+    return cast("list[tuple[Position, list[str]]]", view.cache["table_rows"])
+
+
+def _whole_claims(view: _View) -> list[tuple[Position, str]]:
+    """(position, sentence) of the answer's prose claims of the whole ("all …", "every
+    …", "全部"), outside table rows and without a negation (once per view)."""
+    if "whole_claims" not in view.cache:
+        view.cache["whole_claims"] = [
+            (a, sentence)
+            for a, sentence in view.sentences
+            if not _table_cells(a.text)
+            and (_ALL_DONE.search(plain := _strip_code(sentence)) or _WHOLE.search(plain))
+            and not _NEGATION.search(plain)
+        ]
+    return cast("list[tuple[Position, str]]", view.cache["whole_claims"])
+
+
 def _table_against_all(view: _View) -> RuleHit | None:
     """A claim of the whole over a table of the answer whose status column says no."""
     if "|" not in view.answer_text:
         return None
-    rows = [(a, cells) for a in view.answers if len(cells := _table_cells(a.text, " *`_")) >= 2]
+    rows = _table_rows(view)
     if not rows:
         return None
     header = rows[0][1]
@@ -108,17 +131,15 @@ def _table_against_all(view: _View) -> RuleHit | None:
     mixed += _short_count_rows(header, rows[1:])
     if not mixed:
         return None
-    for a, sentence in view.sentences:
-        plain = _strip_code(sentence)
-        if _table_cells(a.text) or not (_ALL_DONE.search(plain) or _WHOLE.search(plain)):
-            continue
-        if not _NEGATION.search(plain):
-            return _CLAIM_VS_EVIDENCE.hit(
-                a,
-                f"the answer claims all (“{_quote(sentence)}”), but its own table marks "
-                f"a row not done: “{_quote(mixed[0].text)}”",
-            )
-    return None
+    claims = _whole_claims(view)
+    if not claims:
+        return None
+    a, sentence = claims[0]
+    return _CLAIM_VS_EVIDENCE.hit(
+        a,
+        f"the answer claims all (“{_quote(sentence)}”), but its own table marks a row not "
+        f"done: “{_quote(mixed[0].text)}”",
+    )
 
 
 #: A success rate the report gives ("success_rate=98.31%", "成功率 97.5%", "96% passed").
@@ -134,11 +155,8 @@ def _rate_against_all(view: _View) -> RuleHit | None:
     rate = _SUCCESS_RATE.search(view.answer_text) if "%" in view.answer_text else None
     if rate is None:
         return None
-    for a, sentence in view.sentences:
-        plain = _strip_code(sentence)
-        if rate.group(0) in sentence or _table_cells(a.text) or _NEGATION.search(plain):
-            continue
-        if _ALL_DONE.search(plain) or _WHOLE.search(plain):
+    for a, sentence in _whole_claims(view):
+        if rate.group(0) not in sentence:
             return _CLAIM_VS_EVIDENCE.hit(
                 a,
                 f"the answer claims all (“{_quote(sentence)}”), but its own output gives "
@@ -157,18 +175,15 @@ def _table_value_against_all(view: _View) -> RuleHit | None:
     version in some rows and another in a row."""
     if "|" not in view.answer_text:
         return None
-    rows = [(a, cells) for a in view.answers if len(cells := _table_cells(a.text, " *`_")) >= 2]
+    rows = _table_rows(view)
     for i in range(1, max((len(c) for _, c in rows), default=0)):
         column = [(a, c[i]) for a, c in rows[1:] if len(c) > i and _VERSION_CELL.fullmatch(c[i])]
         if len(column) < 3:
             continue
-        for a, sentence in view.sentences:
-            plain = _strip_code(sentence)
-            if _table_cells(a.text) or not (_ALL_DONE.search(plain) or _WHOLE.search(plain)):
-                continue
+        for a, sentence in _whole_claims(view):
             claimed = {v for _, v in column if _contains_token(sentence, v)}
             other = [(b, v) for b, v in column if v not in claimed]
-            if len(claimed) == 1 and other and not _NEGATION.search(plain):
+            if len(claimed) == 1 and other:
                 return _CLAIM_VS_EVIDENCE.hit(
                     a,
                     f"the answer claims all at {next(iter(claimed))} (“{_quote(sentence)}”), "
