@@ -21,6 +21,7 @@ from jev.judges.rules._base import (
     _content_words,
     _distinctive_tokens,
     _done_fractions,
+    _last_digit,
     _open_marked,
     _quote,
     _Rule,
@@ -189,8 +190,7 @@ def _restated_count(view: _View) -> RuleHit | None:
             if not (_COUNTED_AFTER.match(plain, m.end()) or _BOTH.search(plain)):
                 continue  # "the bounded 10k queue": a size of a thing, not a count reported
             value = _amount(m.group(2), m.group(3))
-            digits = len(m.group(2).partition(".")[2])
-            unit = _amount("1", m.group(3)) * 10**-digits
+            unit = _last_digit(m.group(2), m.group(3))
             slack = unit if m.group(1) else unit / 2  # "约 3.1 万" allows a whole unit
             near = [(e, c) for e, c in exact if abs(c - value) <= 0.1 * value]
             agree = [c for _, c in near if abs(c - value) <= slack]

@@ -19,7 +19,6 @@ from jev.judges.rules._base import (
     _ALL_DONE,
     _CODE_SPAN,
     _FENCE,
-    _MAGNITUDE,
     _NEGATION,
     _NUMBER_WORDS,
     _PAST_RUN,
@@ -27,6 +26,7 @@ from jev.judges.rules._base import (
     RuleHit,
     _amount,
     _contains_token,
+    _last_digit,
     _quote,
     _Rule,
     _strip_code,
@@ -519,8 +519,7 @@ def _counts(cell: str) -> list[tuple[float, float]]:
     found = []
     for m in _COUNT.finditer(cell):
         digits, magnitude = m.groups()
-        scale = _MAGNITUDE.get((magnitude or "").lower(), 1.0)
-        rounding = 0.5 * scale * 10 ** -len(digits.partition(".")[2]) if scale > 1 else 0.0
+        rounding = 0.5 * _last_digit(digits, magnitude) if magnitude else 0.0
         found.append((_amount(digits, magnitude), rounding))
     return found
 
