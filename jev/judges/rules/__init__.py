@@ -40,11 +40,9 @@ rule id                            assessment      kind
 ``failures-remain``                omission        failures left in a run the request wanted
                                                    green, or in the tally of the asked run
 ``target-missed``                  omission        a measured value outside the bound
-``constraint-violated``            omission        a kind of change the request forbade
 ``later-ask-missing``              omission        a mid-turn ask whose named thing is absent
 ``answer-admits-unfinished``       omission        the answer says a part was not finished
 ``requested-deliverable-missing``  omission        asked tests / docs / changelog … absent
-``requested-item-declined``        omission        the answer declines a requested item
 ``requested-run-missing``          omission        asked test run with no result reported
 ``required-name-missing``          omission        a required named field never named
 ``thin-report``                    unknown         empty or bare answer, no evidence
@@ -109,11 +107,9 @@ RULES: tuple[tuple[str, Callable[[_View], RuleHit | None]], ...] = (
     ("open-item", open_items._rule_open_item),
     ("failures-remain", outcomes._rule_failures_remain),
     ("target-missed", targets._rule_target_missed),
-    ("constraint-violated", coverage._rule_constraint_violated),
     ("later-ask-missing", later_asks._rule_later_ask_missing),
     ("answer-admits-unfinished", open_items._rule_admits_unfinished),
     ("requested-deliverable-missing", coverage._rule_deliverable_missing),
-    ("requested-item-declined", coverage._rule_requested_item_declined),
     ("requested-run-missing", coverage._rule_requested_run_missing),
     ("required-name-missing", coverage._rule_required_name_missing),
     ("thin-report", thin._rule_thin_report),

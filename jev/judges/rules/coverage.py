@@ -1,6 +1,5 @@
-"""Rule family: request coverage — ``constraint-violated``,
-``requested-deliverable-missing``, ``required-name-missing``
-(design.md §5, §13)."""
+"""Rule family: request coverage — ``requested-deliverable-missing``,
+``requested-run-missing``, ``required-name-missing`` (design.md §5, §13)."""
 
 from __future__ import annotations
 
@@ -10,20 +9,15 @@ from jev.base.segments import sentences as _sentences
 from jev.judges.rules._base import (
     _DESCOPE,
     _I,
-    _NEGATION,
     _REPORT_ONLY,
     _REQUEST_NEGATED,
     _TOPICS,
-    _USER_CITED,
     RuleHit,
     Rx,
-    _code_tokens,
     _contains_token,
-    _content_words,
     _quote,
     _Rule,
     _strip_code,
-    _topics,
     _View,
     _Words,
 )
@@ -32,39 +26,9 @@ from jev.judges.rules.thin import is_thin
 
 _W = _Words("coverage")
 
-_CONSTRAINT_VIOLATED = _Rule("constraint-violated", "omission", 0.7)
 _REQUESTED_DELIVERABLE_MISSING = _Rule("requested-deliverable-missing", "omission", 0.7)
 _REQUIRED_NAME_MISSING = _Rule("required-name-missing", "omission", 0.7)
 _REQUESTED_RUN_MISSING = _Rule("requested-run-missing", "omission", 0.7)
-_REQUESTED_ITEM_DECLINED = _Rule("requested-item-declined", "omission", 0.7)
-
-_PROHIBITION = _W.rx("prohibition")
-
-_CHANGE_REPORTED = _W.rx("change_reported")
-
-
-def _rule_constraint_violated(view: _View) -> RuleHit | None:
-    """``constraint-violated``: the answer reports the kind of change the request forbade."""
-    if not _CHANGE_REPORTED.search(view.answer_plain):
-        return None
-    for req in view.requests:
-        plain_req = _strip_code(req.text)
-        if not _PROHIBITION.search(plain_req):
-            continue
-        forbidden = _topics(plain_req)
-        if not forbidden:
-            continue
-        for _a, sentence in view.sentences:
-            plain = _strip_code(sentence)
-            if not _CHANGE_REPORTED.search(plain) or _NEGATION.search(plain):
-                continue
-            if forbidden & _topics(plain):
-                return _CONSTRAINT_VIOLATED.hit(
-                    req,
-                    f"the request forbids this (“{_quote(req.text)}”), but the answer "
-                    f"reports it: “{_quote(sentence)}”",
-                )
-    return None
 
 
 #: Deliverables a request can name, with the verbs that make them an ask.
@@ -157,7 +121,6 @@ def _rule_required_name_missing(view: _View) -> RuleHit | None:
 
 _RUN_REQUESTED = _W.rx("run_requested")
 _RUN_RESULT = _W.rx("run_result")
-_DECLINED = _W.rx("declined")
 _HYPOTHETICAL = _W.rx("hypothetical")
 _RUN_ELSEWHERE = _W.rx("run_elsewhere")
 
@@ -186,30 +149,4 @@ def _rule_requested_run_missing(view: _View) -> RuleHit | None:
             f"the request asks for a test run (“{_quote(sentence)}”), and the report "
             "gives no result of one",
         )
-    return None
-
-
-def _rule_requested_item_declined(view: _View) -> RuleHit | None:
-    """``requested-item-declined``: the answer says it did not do what the request asked
-    for ("I didn't add the index, because …") without the user having said so and
-    without asking the user."""
-    scope = scope_of(view)
-    if scope.conditions or scope.takeover:
-        return None
-    for _a, sentence in view.sentences:
-        m = _DECLINED.search(sentence)
-        if m is None or _USER_CITED.search(sentence):
-            continue
-        rest = m.group(2) if m.group(2) is not None else (m.group(4) or "")
-        words = _content_words(_strip_code(rest)) | _code_tokens(rest)
-        for req, clause in view.request_sentences:
-            if _REQUEST_NEGATED.search(_strip_code(clause)):
-                continue
-            low = clause.lower()
-            if any(_contains_token(clause, w) or (not w.isascii() and w in low) for w in words):
-                return _REQUESTED_ITEM_DECLINED.hit(
-                    req,
-                    f"the request asks for it (“{_quote(clause)}”), but the answer "
-                    f"decided not to, without asking: “{_quote(sentence)}”",
-                )
     return None

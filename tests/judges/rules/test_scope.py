@@ -144,12 +144,6 @@ def test_scope_kinds_and_their_twins(
             [("Check existing indexes", "completed")],
             "needs-user",
         ),
-        (  # zh: "所以我没有加缓存"
-            "给 `export_report` 接口加上 Redis 缓存，过期时间 10 分钟。",
-            "命中率太低，所以我没有加缓存，改成了一次 JOIN，`pytest tests/reports` 31 passed。",
-            [("分析访问模式", "completed")],
-            "omission",
-        ),
     ],
 )
 def test_counts_runs_and_declined_items_with_their_twins(
