@@ -18,7 +18,6 @@ rule id                            assessment      kind
 =================================  ==============  ==========================================
 ``condition-ignored``              omission        an act the request reserved for the user
 ``condition-triggered``            needs-user      a reserved act still open, the user told
-``withdrawal-misapplied``          omission        "as you said" with no message withdrawing
 ``already-authorized``             omission        asks leave for what the request asked for
 ``asks-user``                      needs-user      ends asking the user to choose or provide
 ``asks-for-requested-work``        omission        asks whether to do open requested work
@@ -90,7 +89,6 @@ __all__ = ["RULES", "RULE_IDS", "RuleHit", "RulesJudge", "explain"]
 RULES: tuple[tuple[str, Callable[[_View], RuleHit | None]], ...] = (
     ("condition-ignored", scope._rule_condition_ignored),
     ("condition-triggered", scope._rule_condition_triggered),
-    ("withdrawal-misapplied", scope._rule_withdrawal_misapplied),
     ("asks-user", asks._rule_asks_user),
     ("user-only-blocker", scope._rule_user_only_blocker),
     ("partial-count-claimed-all", numbers._rule_partial_count),

@@ -30,7 +30,6 @@ from dataclasses import dataclass, replace
 from jev.base.domain import Position
 from jev.base.segments import sentences as _sentences
 from jev.judges.rules._base import (
-    _DESCOPE,
     _NEGATION,
     _OFFER,
     _REQUEST_NEGATED,
@@ -39,7 +38,6 @@ from jev.judges.rules._base import (
     RuleHit,
     Rx,
     _amount,
-    _code_tokens,
     _contains_token,
     _content_words,
     _quote,
@@ -55,7 +53,6 @@ _W = _Words("scope")
 _CONDITION_IGNORED = _Rule("condition-ignored", "omission", 0.75)
 _CONDITION_TRIGGERED = _Rule("condition-triggered", "needs-user", 0.7)
 _USER_ONLY_BLOCKER = _Rule("user-only-blocker", "needs-user", 0.7)
-_WITHDRAWAL_MISAPPLIED = _Rule("withdrawal-misapplied", "omission", 0.7)
 
 _LIMIT = _W.rx("limit")
 _DEFERRED_START = _W.rx("deferred_start")
@@ -501,59 +498,6 @@ def asks_outside_scope(view: _View, pos: Position) -> bool:
 
 
 _CJK_BEFORE = re.compile(r"[\u4e00-\u9fff]{2,6}$")
-
-
-_LEFT_OUT = _W.rx("left_out")
-
-
-def _rule_withdrawal_misapplied(view: _View) -> RuleHit | None:
-    """``withdrawal-misapplied``: the answer leaves out an item "as you said", but no user
-    message withdrew that item: no request sentence that withdraws or forbids something
-    names it, and a request sentence still asks for it (omission; design.md §5 "an ask
-    withdrawn later"). The items are the parts of what the answer left out ("the docs
-    change and the `Retry-After` header"), each judged on its own."""
-    withdrawing = [
-        s
-        for _req, s in view.request_sentences
-        if _REQUEST_NEGATED.search(_strip_code(s)) or _DESCOPE.search(s)
-    ]
-    for _a, sentence in view.sentences:
-        m = _LEFT_OUT.search(sentence)
-        if m is None or not _USER_CITED.search(sentence):
-            continue
-        before = re.split(r"[，,;；。]", sentence[: m.start()])[-1]  # "X 一行没改": X left
-        words = _code_tokens(before) | _content_words(_strip_code(before))
-        named = {p.lower() for t in words for p in re.split(r"[/._*-]", t) if len(p) >= 4}
-        if any(t in w.lower() for w in withdrawing for t in named):
-            continue  # what it left is what a request sentence did withdraw or keep out
-        left = _USER_CITED.split(sentence[m.end() :])[0]
-        for item in _ITEM_BREAK.split(left):
-            tokens = {
-                t
-                for t in _code_tokens(item) | _content_words(_strip_code(item))
-                if t.isascii() and len(t) >= 4
-            }
-            if not tokens or any(_contains_token(w, t) for w in withdrawing for t in tokens):
-                continue
-            asked = next(
-                (
-                    (req, s)
-                    for req, s in view.request_sentences
-                    if any(_contains_token(s, t) for t in tokens)
-                ),
-                None,
-            )
-            if asked is None:
-                continue
-            return _WITHDRAWAL_MISAPPLIED.hit(
-                asked[0],
-                f"the answer leaves out “{_quote(item.strip(), 40)}” as if the user had "
-                f"withdrawn it, but the request still asks for it: “{_quote(asked[1])}”",
-            )
-    return None
-
-
-_ITEM_BREAK = re.compile(r",|;|\band\b|\bas well as\b|、|和|以及|及")
 
 
 def stops_as_asked(view: _View) -> bool:

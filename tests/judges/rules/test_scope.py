@@ -250,17 +250,6 @@ SCOPE_KINDS = [
         "complete",
         id="en-withdrawn-item-left-out",
     ),
-    pytest.param(
-        [
-            "Add a `--dry-run` flag and a `--verbose` flag to `sync`, and update the man page.",
-            "Forget the man page, it's generated.",
-        ],
-        "Added `--dry-run` to `sync` (prints the plan, writes nothing); 6 tests pass. Left out "
-        "the man page and `--verbose` as you said.",
-        [("--dry-run flag", "completed")],
-        "omission",
-        id="en-withdrawal-stretched-to-another-item",
-    ),
 ]
 
 
