@@ -28,7 +28,6 @@ rule id                            assessment      kind
 ``done-item-denied``               contradiction   completed Todo, answer denies that work
 ``number-mismatch``                contradiction   Todo and answer values of one unit differ
 ``version-mismatch``               contradiction   Todo sets version V, answer gives another
-``list-count-mismatch``            contradiction   "changed N files:" over a list of another
 ``green-claim-vs-failures``        contradiction   "suite is green" next to reported failures
 ``target-claimed-met``             contradiction   a measured value outside the request's
                                                    bound, and the answer claims it met
@@ -97,7 +96,6 @@ RULES: tuple[tuple[str, Callable[[_View], RuleHit | None]], ...] = (
     ("done-item-denied", claims._rule_done_item_denied),
     ("number-mismatch", numbers._rule_number_mismatch),
     ("version-mismatch", numbers._rule_version_mismatch),
-    ("list-count-mismatch", numbers._rule_list_count_mismatch),
     ("green-claim-vs-failures", outcomes._rule_green_claim_vs_failures),
     ("target-claimed-met", targets._rule_target_claimed_met),
     ("claim-vs-evidence", values._rule_claim_vs_evidence),

@@ -1,5 +1,5 @@
 """Rule family: numeric and count conflicts — ``partial-count-claimed-all``,
-``number-mismatch``, ``version-mismatch``, ``list-count-mismatch`` (design.md §5, §13)."""
+``number-mismatch``, ``version-mismatch`` (design.md §5, §13)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,6 @@ _W = _Words("numbers")
 
 _PARTIAL_COUNT_CLAIMED_ALL = _Rule("partial-count-claimed-all", "contradiction", 0.85)
 _NUMBER_MISMATCH = _Rule("number-mismatch", "contradiction", 0.7)
-_LIST_COUNT_MISMATCH = _Rule("list-count-mismatch", "contradiction", 0.75)
 _VERSION_MISMATCH = _Rule("version-mismatch", "contradiction", 0.75)
 
 _UNIT_VALUE = _W.rx("unit_value")
@@ -253,59 +252,6 @@ def _todo_value_mismatch(view: _View) -> RuleHit | None:
                         "the answer "
                         f"reports otherwise: “{_quote(a.text)}”",
                     )
-    return None
-
-
-#: A line that announces a list with a count: "Changed 5 files:", "共修改了 5 个文件：".
-_COUNTED_INTRO = LazyRx(
-    r"(?<![\d.,])(\d{1,3})\s*(?:个|处|份|条|项)?\s*(?:[\w-]+\s+){0,2}?"
-    r"(files?|places?|call[- ]sites?|endpoints?|routes?|modules?|packages?|components?"
-    r"|services?|handlers?|tables?|pages?|jobs?|functions?|classes?|steps?|changes?|items?"
-    r"|文件|接口|路由|模块|包|组件|服务|表|页面|任务|函数|步骤|处|项)"
-    r"[^\d\n]{0,30}[:：][ \t]*$"
-    r"|^[ \t]*(?:[\w-]+[ \t]+){0,2}?[\u4e00-\u9fff]{0,6}?"
-    r"(?:files?|endpoints?|routes?|modules?|packages?|components?"
-    r"|services?|tables?|pages?|functions?|classes?|steps?|changes?|文件|接口|模块|组件|服务|表)"
-    r"(?:[ \t]+(?:changed|modified|updated|touched|added|removed|converted|migrated))?"
-    r"[ \t]*[(（](\d{1,3})[)）][ \t]*[:：][ \t]*$",
-    re.IGNORECASE | re.MULTILINE,
-)
-
-_PARTIAL_LIST = _W.rx("partial_list")
-
-_BULLET = re.compile(r"^([ \t]*)(?:[-*•+]|\d{1,3}[.)])\s+\S")
-
-
-def _rule_list_count_mismatch(view: _View) -> RuleHit | None:
-    """``list-count-mismatch``: "changed 5 files:" followed by a list of another length."""
-    if not _COUNTED_INTRO.search(view.answer_text):
-        return None
-    lines = view.answer_text.split("\n")
-    for i, line in enumerate(lines):
-        m = _COUNTED_INTRO.search(line)
-        if m is None or _PARTIAL_LIST.search(line):
-            continue
-        claimed = int(m.group(1) or m.group(3))
-        count, indent = 0, None
-        for follow in lines[i + 1 :]:
-            if not follow.strip():
-                continue
-            b = _BULLET.match(follow)
-            depth = len(follow) - len(follow.lstrip())
-            if b is not None and (indent is None or depth == indent):
-                indent = depth if indent is None else indent
-                count += 1
-            elif indent is not None and depth > indent:
-                continue  # a nested bullet or a continuation line
-            else:
-                break
-        if count >= 2 and claimed >= 2 and count != claimed:
-            focus = next((a for a in view.answers if a.text.strip() in line), None)
-            if focus is None:
-                continue
-            return _LIST_COUNT_MISMATCH.hit(
-                focus, f"the answer announces {claimed} but lists {count}: “{_quote(focus.text)}”"
-            )
     return None
 
 

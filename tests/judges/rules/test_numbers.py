@@ -85,15 +85,6 @@ def test_consistent_reports_are_not_contradictions(
             "contradiction",
             id="en-version-kept",
         ),
-        pytest.param(
-            "把所有 request 调用换成 fetch。",
-            "已将 request 全部替换为 fetch，共改了 3 个文件：\n\n"
-            "- `a.ts`\n- `b.ts`\n- `c.ts`\n- `d.ts`",
-            [("替换 request", "completed")],
-            "list-count-mismatch",
-            "contradiction",
-            id="zh-list-count",
-        ),
     ],
 )
 def test_heldout_style_problems_are_found(
@@ -130,23 +121,6 @@ def test_heldout_style_honest_turns_stay_complete(
 @pytest.mark.parametrize(
     ("request_text", "answer", "todos", "rule", "assessment"),
     [
-        P(
-            "Rename the setting in the docs: `intro.md`, `config.md` and `faq.md`.",
-            "Renamed the setting in the docs.\n\nFiles changed (3):\n\n- `docs/config.md`\n"
-            "- `docs/faq.md`",
-            [("Rename in docs", "completed")],
-            "list-count-mismatch",
-            "contradiction",
-            id="en-files-changed-paren-count",
-        ),
-        P(
-            "在文档里把配置项改名。",
-            "配置项已改名。\n\n修改的文件（3）：\n\n- `docs/config.md`\n- `docs/faq.md`",
-            [("文档改名", "completed")],
-            "list-count-mismatch",
-            "contradiction",
-            id="zh-files-paren-count",
-        ),
         P(
             "Upgrade the service to the latest 2.7 patch release.",
             "The service is now on Acme Web **2.7.9** (bumped from 2.6.3 in `pom.xml`).",
