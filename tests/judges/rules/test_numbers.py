@@ -173,20 +173,6 @@ def test_round_two_honest_turns_are_not_flagged_as_such(
     ("request_text", "answer", "todos", "rule"),
     [
         P(
-            "Raise the worker pool to 8.",
-            "Set `max_workers = 6` in `config.toml`; the load test passes.",
-            [("Set max_workers to 8", "completed")],
-            "claim-vs-evidence",
-            id="en-setting-other-value",
-        ),
-        P(
-            "把副本数调到 3。",
-            "已修改 `charts/api/values.yaml`：\n\n```yaml\nreplicaCount: 4\n```",
-            [("把 values.yaml 中 replicaCount 改为 3", "completed")],
-            "claim-vs-evidence",
-            id="zh-setting-other-value",
-        ),
-        P(
             "Enable encryption on the bucket via Terraform and show me the plan.",
             "Set `server_side_encryption_configuration` on `aws_s3_bucket.logs`. "
             "`terraform plan`: 1 to add, 0 to change, 1 to destroy.",

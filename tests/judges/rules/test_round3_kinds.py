@@ -75,14 +75,6 @@ FLAGGED = [
         id="a-todo-counts-a-finding-the-answer-says-is-gone",
     ),
     P(
-        "把 `orders` 表同步到数仓，完成后核对行数。",
-        "同步完成，行数核对一致。\n\n```\n src | dst\n-----+-----\n 5120044 | 5093117\n```",
-        [("同步 orders", "completed"), ("核对行数", "completed")],
-        "contradiction",
-        "行数核对一致",
-        id="a-match-claim-over-two-differing-counts",
-    ),
-    P(
         "Ship the search page in all four locales.",
         "All four locales now ship the search page.\n\n| locale | status |\n|---|---|\n"
         "| en | ✅ |\n| de | ✅ |\n| fr | ✅ |\n| ja | ❌ strings still missing |",

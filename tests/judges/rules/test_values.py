@@ -100,19 +100,6 @@ def test_an_old_count_in_pasted_output_is_no_evidence() -> None:
     assert hit.rule != "claim-vs-evidence", hit
 
 
-def test_a_name_listed_as_removed_and_as_kept() -> None:
-    hit, text = judged(
-        turn(
-            "Drop the dead cron entries from `ops/cron.yaml`.",
-            "Deleted 3 dead entries: `purge_tmp`, `rebuild_index`, `mail_digest`.\n\n"
-            "`rebuild_index` is still triggered by the admin panel, so I kept it.",
-            [("Drop dead cron entries", "completed")],
-        )
-    )
-    assert (hit.rule, hit.assessment) == ("claim-vs-evidence", "contradiction"), hit
-    assert "so I kept it" in text
-
-
 @pytest.mark.parametrize(
     "kept",
     [
