@@ -93,15 +93,6 @@ FLAGGED = [
         id="a-green-claim-over-a-tally-table",
     ),
     P(
-        "Apply the new bucket policy to the staging account.",
-        "`aws s3api put-bucket-policy` succeeded on staging. Later the policy check showed "
-        "the staging call actually failed with `MalformedPolicy` on the second statement.",
-        [("Write policy", "completed"), ("Apply on staging", "completed")],
-        "contradiction",
-        "succeeded on staging",
-        id="it-worked-then-it-did-not",
-    ),
-    P(
         "Get the dashboard's bundle under 250 KB gzipped.",
         "Tree-shaking and lazy charts brought it from 410 KB to 290 KB; I haven't reached "
         "the 250 KB target yet.",
