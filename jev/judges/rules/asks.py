@@ -56,11 +56,11 @@ _LACKS_ACCESS = _AnyGate(_W.gate("lacks_access_en"), _W.gate("lacks_access_zh"))
 
 _WH_QUESTION = _W.rx("wh_question")
 
-_BLOCKED = _W.rx("blocked")
 
 _RISKY = _W.rx("risky")
 
 _TODO_WAITS_USER = _W.rx("todo_waits_user")
+
 
 _ASK_FIRST = _W.rx("ask_first")
 
@@ -90,12 +90,8 @@ def _ask_kind(text: str) -> str | None:
 
 
 def _blocked(view: _View) -> bool:
-    """Is the turn visibly waiting on the user (open Todo, "haven't changed anything")?"""
-    return bool(
-        view.open_todos
-        or _BLOCKED.search(view.answer_text)
-        or _EXPLICIT_ASK.search(view.answer_text)
-    )
+    """Is the turn visibly waiting on the user (an open Todo, an explicit ask)?"""
+    return bool(view.open_todos or _EXPLICIT_ASK.search(view.answer_text))
 
 
 def _authorizing_request(view: _View, question: str) -> Position | None:
@@ -181,9 +177,7 @@ def _rule_asks_user(view: _View) -> RuleHit | None:
                 f"the answer ends by asking the user to choose or authorize: “{_quote(pos.text)}”",
             )
     explicit = bool(_EXPLICIT_ASK.search(view.answer_text))
-    lacks = bool(_LACKS_ACCESS.search(view.answer_text)) and bool(
-        view.open_todos or _BLOCKED.search(view.answer_text)
-    )
+    lacks = bool(_LACKS_ACCESS.search(view.answer_text)) and bool(view.open_todos)
     if review_stop or not (lacks or (explicit and _blocked(view))):
         return None
     for pos in view.answers:  # an explicit ask earlier in a turn that is visibly blocked
