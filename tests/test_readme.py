@@ -106,13 +106,16 @@ def test_exit_code_table_matches_the_cli(monkeypatch: pytest.MonkeyPatch) -> Non
         ("heldout19", 0.75, 0.89, 0.78),
         ("heldout20", 0.78, 0.97, 0.78),
         # heldout21 76.7 % / 97.1 % / 81.0 % at b5cb608 (measured once, never tuned on);
-        # 78.3 / 100 / 78.6 once constraint-violated was deleted (31a1ab7): its one false
+        # 78.3 / 100 / 78.6 once constraint-violated was deleted (issue 22): its one false
         # alarm went, and so did its flag of NN 46, an omission verdict on a contradiction
         ("heldout21", 0.76, 0.97, 0.78),
         # heldout22 60.0 % / 93.3 % / 66.7 % at 23550f8 (measured once, then tuned on)
         ("heldout22", 0.60, 0.93, 0.66),
         # heldout23 76.7 % / 100 % / 73.8 % at 8c0cb60 (measured once, never tuned on)
         ("heldout23", 0.76, 1.00, 0.73),
+        # heldout24 73.3 % / 91.7 % / 78.6 % at 2d943e0 (measured once, then its false
+        # alarms fixed)
+        ("heldout24", 0.73, 0.91, 0.78),
     ],
 )
 def test_rules_judge_is_not_worse_on_a_blind_set(
@@ -125,7 +128,7 @@ def test_rules_judge_is_not_worse_on_a_blind_set(
     measurement; heldout11 70 % / 91 % / 76 %; round four's heldout12–20 as listed above
     (heldout19 and heldout20 together 77 % / 93 % / 79 %; heldout21, never used for
     tuning, 77 % / 97 % / 81 %); heldout22 60 % / 93 % / 67 % and heldout23, never used
-    for tuning, 77 % / 100 % / 74 %. The table in
+    for tuning, 77 % / 100 % / 74 %; heldout24 73 % / 92 % / 79 %. The table in
     docs/accuracy.md itself is checked against ``jev eval --builtin`` in
     tests/eval/test_builtin.py."""
     import json

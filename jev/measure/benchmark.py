@@ -84,6 +84,7 @@ BUILTIN_SETS: tuple[tuple[str, str], ...] = (
     ("heldout21", "blind, never used for tuning (measured once at the end of stop 28)"),
     ("heldout22", "blind (measured once at 23550f8, before any change), then used for tuning"),
     ("heldout23", "blind, never tuned on (measured once at 8c0cb60; one order bug fixed)"),
+    ("heldout24", "blind (measured once at 2d943e0), then its false alarms fixed"),
     ("evidence", "development for the evidence step (issue 21): turns with runs"),
 )
 _PROBLEMS = frozenset(ASSESSMENTS) - {"complete"}
