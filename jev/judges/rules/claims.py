@@ -256,7 +256,7 @@ _DENY_VERB = _W.rx("deny_verb")
 
 #: Where a denial's object ends: a contrast ("…, only X") or a clause break.
 _DENIAL_CLAUSE_BREAK = re.compile(
-    r"[;；:：，、]|,\s*(?=(?:only|just|but|except|instead|while|although|though|so|because)\b)"
+    r"[;；:：，、|]|,\s*(?=(?:only|just|but|except|instead|while|although|though|so|because)\b)"
     r"|\s(?=(?:but|only|except|instead|because)\s)|只是|但是|不过|而是|因为",
     _I,
 )
