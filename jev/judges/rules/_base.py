@@ -482,12 +482,6 @@ def _amount(digits: str, magnitude: str | None = None) -> float:
     return float(digits.replace(",", "")) * _MAGNITUDE.get((magnitude or "").lower(), 1.0)
 
 
-def _last_digit(digits: str, magnitude: str | None) -> float:
-    """The value of one step of the last written digit of a count ("3.3 亿" → 1e7,
-    "312 万" → 1e4, "1,204" → 1): the rounding a written count allows is half of it."""
-    return _amount("1", magnitude) * 10.0 ** -len(digits.partition(".")[2])
-
-
 #: The canonical name of a unit ("sec", "秒" → "s"; "records", "条记录" → "rows"), by its
 #: lower-case name; a unit not listed is its own name.
 _UNIT_NAMES = {

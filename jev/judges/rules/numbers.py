@@ -21,7 +21,6 @@ from jev.judges.rules._base import (
     _content_words,
     _distinctive_tokens,
     _done_fractions,
-    _last_digit,
     _open_marked,
     _quote,
     _Rule,
@@ -172,6 +171,12 @@ _COUNTED_AFTER = re.compile(
 )
 #: A claim that covers several counts ("两边都是", "both", "each", "一致").
 _BOTH = re.compile(r"(?i)\bboth\b|\beach\b|\ball\b|都|一致|均")
+
+
+def _last_digit(digits: str, magnitude: str | None) -> float:
+    """The value of one step of the last written digit of a count ("3.3 亿" → 1e7,
+    "312 万" → 1e4, "1,204" → 1): the rounding a written count allows is half of it."""
+    return _amount("1", magnitude) * 10.0 ** -len(digits.partition(".")[2])
 
 
 def _restated_count(view: _View) -> RuleHit | None:

@@ -10,7 +10,6 @@ warnings``); or a completed Todo's note names a problem the answer says there is
 from __future__ import annotations
 
 import re
-from typing import cast
 
 from jev.base.domain import Position
 from jev.base.segments import sentences as _sentences
@@ -50,34 +49,11 @@ _OK_ITEM = _W.rx("ok_item")
 _IN_CODE = frozenset({"warnings", "errors", "broken"})
 
 
-def _table_rows(view: _View) -> list[tuple[Position, list[str]]]:
-    """(position, cells) of each table row of the answer, header first (once per view)."""
-    if "table_rows" not in view.cache:
-        view.cache["table_rows"] = [
-            (a, cells) for a in view.answers if len(cells := _table_cells(a.text, " *`_")) >= 2
-        ]
-    return cast("list[tuple[Position, list[str]]]", view.cache["table_rows"])
-
-
-def _whole_claims(view: _View) -> list[tuple[Position, str]]:
-    """(position, sentence) of the answer's prose claims of the whole ("all …", "every
-    …", "全部"), outside table rows and without a negation (once per view)."""
-    if "whole_claims" not in view.cache:
-        view.cache["whole_claims"] = [
-            (a, sentence)
-            for a, sentence in view.sentences
-            if not _table_cells(a.text)
-            and (_ALL_DONE.search(plain := _strip_code(sentence)) or _WHOLE.search(plain))
-            and not _NEGATION.search(plain)
-        ]
-    return cast("list[tuple[Position, str]]", view.cache["whole_claims"])
-
-
 def _table_against_all(view: _View) -> RuleHit | None:
     """A claim of the whole over a table of the answer whose status column says no."""
     if "|" not in view.answer_text:
         return None
-    rows = _table_rows(view)
+    rows = [(a, cells) for a in view.answers if len(cells := _table_cells(a.text, " *`_")) >= 2]
     if not rows:
         return None
     header = rows[0][1]
@@ -108,10 +84,20 @@ def _table_against_all(view: _View) -> RuleHit | None:
     mixed += _short_count_rows(header, rows[1:])
     if not mixed:
         return None
-    claims = _whole_claims(view)
-    if not claims:
+    # a prose claim of the whole ("all …", "every …", "全部"), outside the table, not negated
+    claim = next(
+        (
+            (a, sentence)
+            for a, sentence in view.sentences
+            if not _table_cells(a.text)
+            and (_ALL_DONE.search(plain := _strip_code(sentence)) or _WHOLE.search(plain))
+            and not _NEGATION.search(plain)
+        ),
+        None,
+    )
+    if claim is None:
         return None
-    a, sentence = claims[0]
+    a, sentence = claim
     return _CLAIM_VS_EVIDENCE.hit(
         a,
         f"the answer claims all (“{_quote(sentence)}”), but its own table marks a row not "
@@ -161,13 +147,11 @@ _WHOLE = re.compile(
 
 
 def _none_claims(view: _View) -> list[tuple[Position, str]]:
-    """(position, sentence) of the answer's prose and of each completed Todo (computed
-    once per view)."""
-    if "claims" not in view.cache:
-        view.cache["claims"] = [(t, t.text) for t in view.todos if t.status == "completed"] + [
-            (a, s) for a in view.answers for s in _sentences(_FENCE.sub(" ", a.text))
-        ]
-    return cast("list[tuple[Position, str]]", view.cache["claims"])
+    """(position, sentence) of each completed Todo and of the answer's prose (outside
+    fenced code)."""
+    return [(t, t.text) for t in view.todos if t.status == "completed"] + [
+        (a, s) for a in view.answers for s in _sentences(_FENCE.sub(" ", a.text))
+    ]
 
 
 def _output_against_none(view: _View) -> RuleHit | None:
